@@ -1,0 +1,49 @@
+// Everything a handler may use, built once at start-up: configuration, the store, the
+// directory snapshot, the clock, the limiters, the owner notifier and the log.
+
+import type { Config } from './config.ts';
+import type { Store } from './db.ts';
+import { createDirectory } from './directory.ts';
+import { createHourlyLimiter, createPollLimiter, createRequestLimiter } from './limits.ts';
+import { createNotifier } from './notify.ts';
+
+export type Log = (entry: Record<string, unknown>) => void;
+
+export interface AppOptions {
+  /** The clock, in epoch milliseconds; tests inject one to cross the UTC day boundary. */
+  readonly now?: () => number;
+  /** One JSON object per call; the default writes one line to stdout. */
+  readonly log?: Log;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
+
+export function createApp(config: Config, store: Store, options: AppOptions = {}) {
+  const now = options.now ?? Date.now;
+  const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
+  const limits = {
+    requests: createRequestLimiter(config.requestLimitPerMinute),
+    openings: createHourlyLimiter(config.createLimitPerHour),
+    polls: createPollLimiter(config.pollIntervalSeconds),
+  };
+  const sweeper = setInterval(() => {
+    const at = now();
+    limits.requests.sweep(at);
+    limits.openings.sweep(at);
+    limits.polls.sweep(at);
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  return {
+    config,
+    store,
+    now,
+    log,
+    limits,
+    directory: createDirectory(store),
+    notifyOwner: createNotifier(config.notifyCommand, log),
+    stop: () => clearInterval(sweeper),
+  };
+}

@@ -1,0 +1,105 @@
+// Configuration, read once from the environment, validated and frozen.
+// Every default is named here with the reason beside it.
+
+import path from 'node:path';
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1'; // self-hosting sits behind a reverse proxy
+const DEFAULT_DB_PATH = 'data/service.db';
+const DEFAULT_LISTINGS_PATH = 'data/listings.json'; // shipped listings, loaded into an empty database
+const DEFAULT_DAILY_MESSAGE_LIMIT = 500; // the spec's shared daily maximum
+const DEFAULT_POLL_INTERVAL_SECONDS = 60; // the spec's poll_after_seconds
+const DEFAULT_CREATE_LIMIT_PER_HOUR = 30; // openings per client address: enough for honest agents
+const DEFAULT_REQUEST_LIMIT_PER_MINUTE = 600; // ten a second per address absorbs bursts, stops floods
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dbPath: string;
+  readonly listingsPath: string;
+  readonly publicBaseUrl: string;
+  /** 0 = unlimited */
+  readonly dailyMessageLimit: number;
+  /** 0 = polling not enforced; the advertised poll_after_seconds stays this value */
+  readonly pollIntervalSeconds: number;
+  /** 0 = unlimited */
+  readonly createLimitPerHour: number;
+  /** 0 = unlimited */
+  readonly requestLimitPerMinute: number;
+  readonly trustProxy: boolean;
+  /** program (and its arguments, split on spaces) run after each new client message */
+  readonly notifyCommand: readonly string[] | null;
+}
+
+/** Thrown for a bad environment; its message is the one line printed before exiting. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration; throws ConfigError naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInteger(env, 'PORT', DEFAULT_PORT, 0, 65535);
+  const host = readString(env, 'HOST', DEFAULT_HOST);
+  const dbPath = readString(env, 'DB_PATH', DEFAULT_DB_PATH);
+  const publicBaseUrl = readBaseUrl(env, host, port);
+  return Object.freeze({
+    port,
+    host,
+    dbPath: dbPath === ':memory:' ? dbPath : path.resolve(dbPath),
+    listingsPath: path.resolve(readString(env, 'LISTINGS_PATH', DEFAULT_LISTINGS_PATH)),
+    publicBaseUrl,
+    dailyMessageLimit: readInteger(env, 'DAILY_MESSAGE_LIMIT', DEFAULT_DAILY_MESSAGE_LIMIT, 0, 1e9),
+    pollIntervalSeconds: readInteger(env, 'POLL_INTERVAL_SECONDS', DEFAULT_POLL_INTERVAL_SECONDS, 0, 86400),
+    createLimitPerHour: readInteger(env, 'CREATE_LIMIT_PER_HOUR', DEFAULT_CREATE_LIMIT_PER_HOUR, 0, 1e6),
+    requestLimitPerMinute: readInteger(env, 'REQUEST_LIMIT_PER_MINUTE', DEFAULT_REQUEST_LIMIT_PER_MINUTE, 0, 1e9),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    notifyCommand: readCommand(env, 'NOTIFY_COMMAND'),
+  });
+}
+
+function readString(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  return value;
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (value === '1' || value === 'true') return true;
+  if (value === '0' || value === 'false') return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
+}
+
+function readBaseUrl(env: Env, host: string, port: number): string {
+  const value = env.PUBLIC_BASE_URL;
+  if (value === undefined || value === '') {
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    return `http://${hostPart}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function readCommand(env: Env, name: string): string[] | null {
+  const value = env[name]?.trim();
+  if (!value) return null;
+  return value.split(/\s+/);
+}

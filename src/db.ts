@@ -1,0 +1,293 @@
+// All SQL of the service and the owner script. Statements are prepared once when the
+// database opens; every value is a bound parameter.
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+const BUSY_TIMEOUT_MS = 5000; // the owner script and the server share the file; wait out short writes
+
+// Ordered, append-only: a released migration is never edited. Each runs in one transaction.
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE listings (
+     slug    TEXT PRIMARY KEY,
+     listing TEXT NOT NULL -- the whole Listing as JSON, fields in the spec's order
+   ) STRICT;
+
+   CREATE TABLE conversations (
+     id               TEXT PRIMARY KEY,
+     token_hash       BLOB NOT NULL UNIQUE, -- SHA-256 of the credential; the credential itself is never stored
+     creation_key     TEXT NOT NULL UNIQUE, -- Idempotency-Key of the opening request, kept as long as the conversation
+     status           TEXT NOT NULL CHECK (status IN ('open', 'answered', 'closed')),
+     blocked          INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+     metadata         TEXT NOT NULL, -- JSON object, as declared, unverified
+     created_at       TEXT NOT NULL,
+     expires_at       TEXT NOT NULL,
+     last_seq         INTEGER NOT NULL,
+     latest_owner_seq INTEGER NOT NULL DEFAULT 0
+   ) STRICT;
+
+   CREATE TABLE messages (
+     conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+     seq             INTEGER NOT NULL,
+     author          TEXT NOT NULL CHECK (author IN ('client', 'owner')),
+     message         TEXT NOT NULL,
+     created_at      TEXT NOT NULL,
+     idempotency_key TEXT, -- follow-ups only; scoped to the conversation
+     PRIMARY KEY (conversation_id, seq)
+   ) STRICT, WITHOUT ROWID;
+
+   CREATE UNIQUE INDEX messages_by_idempotency_key
+     ON messages (conversation_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+   CREATE TABLE daily_counts (
+     day   TEXT PRIMARY KEY, -- UTC date, YYYY-MM-DD
+     count INTEGER NOT NULL
+   ) STRICT;`,
+];
+
+export type ConversationStatus = 'open' | 'answered' | 'closed';
+export type Author = 'client' | 'owner';
+
+export interface ConversationRow {
+  id: string;
+  status: ConversationStatus;
+  blocked: number;
+  metadata: string;
+  created_at: string;
+  expires_at: string;
+  last_seq: number;
+  latest_owner_seq: number;
+}
+
+export interface MessageRow {
+  seq: number;
+  author: Author;
+  message: string;
+  created_at: string;
+}
+
+export interface InboxRow extends ConversationRow {
+  last_message_at: string;
+  last_message: string;
+  last_author: Author;
+}
+
+/** The result of a write that counts toward the shared daily maximum. */
+export type CountedWrite<T> = { ok: true; value: T } | { ok: false; reason: 'daily-limit' | 'closed' };
+
+const CONVERSATION_COLUMNS = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
+
+export type Store = ReturnType<typeof openStore>;
+
+/** Opens (creating when missing) the database, migrates it and prepares every statement. */
+export function openStore(dbPath: string) {
+  if (dbPath !== ':memory:') mkdirSync(path.dirname(dbPath), { recursive: true });
+  const db = new DatabaseSync(dbPath, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    // FULL: a 2xx on a POST means the commit reached the disk, even across a power cut.
+    db.exec('PRAGMA synchronous = FULL');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const sql = {
+    dataVersion: db.prepare('PRAGMA data_version'),
+    health: db.prepare('SELECT count(*) AS listings FROM listings'),
+
+    allListings: db.prepare('SELECT listing FROM listings ORDER BY slug'),
+    upsertListing: db.prepare(
+      'INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing',
+    ),
+    removeListing: db.prepare('DELETE FROM listings WHERE slug = ?'),
+
+    conversationById: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`),
+    conversationByTokenHash: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE token_hash = ?`),
+    creationKeyExists: db.prepare('SELECT 1 AS found FROM conversations WHERE creation_key = ?'),
+    insertConversation: db.prepare(
+      `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq)
+       VALUES (?, ?, ?, 'open', ?, ?, ?, 1)`,
+    ),
+    insertMessage: db.prepare(
+      'INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    advanceConversation: db.prepare(
+      `UPDATE conversations SET last_seq = ?, status = ?,
+         latest_owner_seq = CASE WHEN ? = 'owner' THEN ? ELSE latest_owner_seq END
+       WHERE id = ?`,
+    ),
+    setStatus: db.prepare('UPDATE conversations SET status = ? WHERE id = ?'),
+    setBlocked: db.prepare('UPDATE conversations SET blocked = ? WHERE id = ?'),
+    messageByKey: db.prepare(
+      'SELECT seq, author, message, created_at FROM messages WHERE conversation_id = ? AND idempotency_key = ?',
+    ),
+    messagesAfter: db.prepare(
+      'SELECT seq, author, message, created_at FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+
+    dailyCount: db.prepare('SELECT count FROM daily_counts WHERE day = ?'),
+    incrementDailyCount: db.prepare(
+      'INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1',
+    ),
+
+    inbox: db.prepare(
+      `SELECT ${CONVERSATION_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')},
+              m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
+       FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
+       WHERE ? OR c.status <> 'closed'
+       ORDER BY c.status = 'open' DESC, m.created_at DESC`,
+    ),
+    allConversations: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations ORDER BY created_at, id`),
+    clientMessagesSince: db.prepare(
+      `SELECT m.conversation_id, m.seq, m.message, m.created_at, c.metadata
+       FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       WHERE m.author = 'client' AND m.created_at > ? ORDER BY m.created_at, m.conversation_id, m.seq`,
+    ),
+    statusCounts: db.prepare('SELECT status, count(*) AS count FROM conversations GROUP BY status'),
+    blockedCount: db.prepare('SELECT count(*) AS count FROM conversations WHERE blocked = 1'),
+    messageCount: db.prepare('SELECT count(*) AS count FROM messages'),
+    purgeExpired: db.prepare('DELETE FROM conversations WHERE expires_at <= ?'),
+  } satisfies Record<string, StatementSync>;
+
+  /** Runs fn in a write transaction (BEGIN IMMEDIATE takes the write lock up front). */
+  function tx<T>(fn: () => T): T {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /** Inside a transaction: false when the day's maximum is reached, else counts one message. */
+  function countTowardDailyLimit(day: string, dailyLimit: number): boolean {
+    const row = sql.dailyCount.get(day) as { count: number } | undefined;
+    if (dailyLimit > 0 && (row?.count ?? 0) >= dailyLimit) return false;
+    sql.incrementDailyCount.run(day);
+    return true;
+  }
+
+  return {
+    db,
+    close: () => db.close(),
+
+    /** Changes whenever another connection (the owner script) commits. */
+    dataVersion: () => (sql.dataVersion.get() as { data_version: number }).data_version,
+    health: () => sql.health.get() as { listings: number },
+
+    listingTexts: () => (sql.allListings.all() as { listing: string }[]).map((row) => row.listing),
+    /** Inserts or replaces every listing, all or nothing. */
+    upsertListings(listings: readonly Record<string, unknown>[]) {
+      tx(() => {
+        for (const listing of listings) sql.upsertListing.run(String(listing.slug), JSON.stringify(listing));
+      });
+    },
+    removeListing: (slug: string) => Number(sql.removeListing.run(slug).changes) > 0,
+
+    conversationById: (id: string) => sql.conversationById.get(id) as ConversationRow | undefined,
+    conversationByTokenHash: (hash: Uint8Array) =>
+      sql.conversationByTokenHash.get(hash) as ConversationRow | undefined,
+    creationKeyExists: (key: string) => sql.creationKeyExists.get(key) !== undefined,
+    messageByKey: (conversationId: string, key: string) =>
+      sql.messageByKey.get(conversationId, key) as MessageRow | undefined,
+    messagesAfter: (conversationId: string, after: number, limit: number) =>
+      sql.messagesAfter.all(conversationId, after, limit) as unknown as MessageRow[],
+    dailyCount: (day: string) => (sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0,
+
+    /** Creates a conversation with its opening message as seq 1, counted toward the day. */
+    createConversation(input: {
+      id: string;
+      tokenHash: Uint8Array;
+      creationKey: string;
+      metadata: string;
+      message: string;
+      createdAt: string;
+      expiresAt: string;
+      day: string;
+      dailyLimit: number;
+    }): CountedWrite<MessageRow> {
+      return tx(() => {
+        if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { ok: false, reason: 'daily-limit' } as const;
+        sql.insertConversation.run(
+          input.id, input.tokenHash, input.creationKey, input.metadata, input.createdAt, input.expiresAt,
+        );
+        sql.insertMessage.run(input.id, 1, 'client', input.message, input.createdAt, null);
+        return { ok: true, value: { seq: 1, author: 'client', message: input.message, created_at: input.createdAt } } as const;
+      });
+    },
+
+    /**
+     * Appends a message with the next seq and moves the status: a client message makes
+     * the conversation open, an owner reply answered. A closed conversation takes no
+     * message (checked inside the transaction, as the owner may close it at any time).
+     * Counted toward the day unless dailyLimit is null (the owner's --force).
+     */
+    appendMessage(input: {
+      conversationId: string;
+      author: Author;
+      message: string;
+      idempotencyKey: string | null;
+      createdAt: string;
+      day: string;
+      dailyLimit: number | null;
+    }): CountedWrite<MessageRow> {
+      return tx(() => {
+        const conversation = sql.conversationById.get(input.conversationId) as ConversationRow | undefined;
+        if (!conversation) throw new Error(`conversation ${input.conversationId} disappeared`);
+        if (conversation.status === 'closed') return { ok: false, reason: 'closed' } as const;
+        if (input.dailyLimit === null) sql.incrementDailyCount.run(input.day);
+        else if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { ok: false, reason: 'daily-limit' } as const;
+        const seq = conversation.last_seq + 1;
+        sql.insertMessage.run(input.conversationId, seq, input.author, input.message, input.createdAt, input.idempotencyKey);
+        const status: ConversationStatus = input.author === 'owner' ? 'answered' : 'open';
+        sql.advanceConversation.run(seq, status, input.author, seq, input.conversationId);
+        return { ok: true, value: { seq, author: input.author, message: input.message, created_at: input.createdAt } } as const;
+      });
+    },
+
+    setStatus: (id: string, status: ConversationStatus) => Number(sql.setStatus.run(status, id).changes) > 0,
+    setBlocked: (id: string, blocked: boolean) => Number(sql.setBlocked.run(blocked ? 1 : 0, id).changes) > 0,
+
+    inbox: (includeClosed: boolean) => sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[],
+    allConversations: () => sql.allConversations.all() as unknown as ConversationRow[],
+    clientMessagesSince: (createdAfter: string) =>
+      sql.clientMessagesSince.all(createdAfter) as unknown as (MessageRow & { conversation_id: string; metadata: string })[],
+    stats() {
+      const byStatus: Record<string, number> = { open: 0, answered: 0, closed: 0 };
+      for (const row of sql.statusCounts.all() as { status: string; count: number }[]) byStatus[row.status] = row.count;
+      return {
+        byStatus,
+        blocked: (sql.blockedCount.get() as { count: number }).count,
+        messages: (sql.messageCount.get() as { count: number }).count,
+      };
+    },
+    /** Deletes conversations whose credential expired, with their messages (cascade). */
+    purgeExpired: (now: string) => tx(() => Number(sql.purgeExpired.run(now).changes)),
+  };
+}
+
+function migrate(db: DatabaseSync): void {
+  const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); run a newer release`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[version] as string);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,213 @@
+// Private conversations: opening, reading, following up and polling.
+// Checks run in the contract's order: authentication → content type → size → body and
+// key validation → idempotency → state → limits → the write.
+
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { App } from '../app.ts';
+import type { ConversationRow, MessageRow } from '../db.ts';
+import { HttpError, tooManyRequests } from '../errors.ts';
+import { readJsonBody, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { isoDaysLater, secondsUntilNextUtcDay, utcDay } from '../time.ts';
+import {
+  LIMITS,
+  parseConversationId,
+  parseCreateBody,
+  parseFollowUpBody,
+  parseHistoryQuery,
+  parseIdempotencyKey,
+  parseUpdatesQuery,
+} from '../validate.ts';
+import { PRIVACY_STATEMENT } from './public.ts';
+
+type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow) => Reply | Promise<Reply>;
+
+/** The SHA-256 of a credential: the only form in which it is stored or looked up. */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** Guard: the Bearer credential must belong to the conversation in the path. */
+export function authenticated(handler: AuthenticatedHandler): Handler {
+  return (ctx) => handler(ctx, authenticate(ctx));
+}
+
+function authenticate(ctx: RequestContext): ConversationRow {
+  const headers = ctx.req.headersDistinct.authorization ?? [];
+  const token = headers.length === 1 ? /^Bearer +([0-9a-f]{64})$/i.exec(headers[0] as string)?.[1] : undefined;
+  if (token === undefined || token !== token.toLowerCase()) {
+    throw new HttpError(
+      401,
+      'Send exactly one header Authorization: Bearer <access_token>, with the 64 lowercase hex characters returned when the conversation was opened.',
+    );
+  }
+  const conversation = ctx.app.store.conversationByTokenHash(hashToken(token));
+  if (!conversation) {
+    throw new HttpError(401, 'This credential matches no conversation. Check that you sent the whole access_token from the creation response.');
+  }
+  const id = parseConversationId(ctx.params.id as string);
+  if (conversation.id !== id) {
+    throw new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
+  }
+  if (conversation.blocked) {
+    throw new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
+  }
+  if (Date.parse(conversation.expires_at) <= ctx.app.now()) {
+    throw new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
+  }
+  return conversation;
+}
+
+function conversationUrls(app: App, id: string) {
+  const base = `${app.config.publicBaseUrl}/api/v1/conversations/${id}`;
+  return { messages_url: `${base}/messages`, updates_url: `${base}/updates` };
+}
+
+function dailyLimitReached(app: App, now: number): HttpError {
+  return tooManyRequests(
+    `The service's shared maximum of ${app.config.dailyMessageLimit} messages per UTC day is reached. Nothing was stored; retry with the same Idempotency-Key after 00:00 UTC.`,
+    secondsUntilNextUtcDay(now),
+  );
+}
+
+/** POST /api/v1/conversations */
+export async function createConversation(ctx: RequestContext): Promise<Reply> {
+  const { app } = ctx;
+  const body = await readJsonBody(ctx.req);
+  const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
+  const { message, metadata } = parseCreateBody(body);
+  if (app.store.creationKeyExists(key)) {
+    throw new HttpError(
+      409,
+      'This Idempotency-Key already opened a conversation. Its credential was shown once and is never issued again; if the response was lost, open a new conversation with a new key.',
+    );
+  }
+  const now = app.now();
+  const wait = app.limits.openings.wait(ctx.clientAddress, now);
+  if (wait > 0) {
+    throw tooManyRequests(
+      `At most ${app.config.createLimitPerHour} conversations may be opened per hour from one address. Continue an existing conversation, or retry later.`,
+      wait,
+    );
+  }
+
+  const id = randomUUID();
+  const token = randomBytes(32).toString('hex');
+  const createdAt = new Date(now).toISOString();
+  const expiresAt = isoDaysLater(now, LIMITS.credentialLifetimeDays);
+  const result = app.store.createConversation({
+    id,
+    tokenHash: hashToken(token),
+    creationKey: key,
+    metadata: JSON.stringify(metadata),
+    message,
+    createdAt,
+    expiresAt,
+    day: utcDay(now),
+    dailyLimit: app.config.dailyMessageLimit,
+  });
+  if (!result.ok) throw dailyLimitReached(app, now);
+  app.limits.openings.record(ctx.clientAddress, now);
+  app.notifyOwner({ conversationId: id, seq: 1, agentName: metadata.agent_name ?? '', message });
+
+  return {
+    status: 201,
+    body: {
+      id,
+      access_token: token,
+      token_type: 'Bearer',
+      expires_at: expiresAt,
+      ...conversationUrls(app, id),
+      privacy: PRIVACY_STATEMENT,
+      poll_after_seconds: app.config.pollIntervalSeconds,
+    },
+  };
+}
+
+/** GET /api/v1/conversations/{id} */
+export const getConversation: AuthenticatedHandler = (ctx, conversation) => ({
+  status: 200,
+  body: {
+    id: conversation.id,
+    status: conversation.status,
+    created_at: conversation.created_at,
+    expires_at: conversation.expires_at,
+    last_seq: conversation.last_seq,
+    latest_owner_seq: conversation.latest_owner_seq,
+    message_count: conversation.last_seq, // seq rises by one with every message, whoever wrote it
+    metadata: JSON.parse(conversation.metadata),
+    metadata_verified: false,
+    ...conversationUrls(ctx.app, conversation.id),
+    poll_after_seconds: ctx.app.config.pollIntervalSeconds,
+  },
+});
+
+/** GET /api/v1/conversations/{id}/messages */
+export const listMessages: AuthenticatedHandler = (ctx, conversation) => {
+  const { after, limit } = parseHistoryQuery(ctx.query);
+  const rows = ctx.app.store.messagesAfter(conversation.id, after, limit + 1);
+  const items: MessageRow[] = rows.slice(0, limit);
+  return {
+    status: 200,
+    body: { items, has_more: rows.length > limit, next_after: items.at(-1)?.seq ?? after },
+  };
+};
+
+/** POST /api/v1/conversations/{id}/messages */
+export const postMessage: AuthenticatedHandler = async (ctx, conversation) => {
+  const { app } = ctx;
+  const body = await readJsonBody(ctx.req);
+  const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
+  const { message } = parseFollowUpBody(body);
+
+  const original = app.store.messageByKey(conversation.id, key);
+  if (original) {
+    if (original.message === message) return { status: 200, body: { message: original, duplicate: true } };
+    throw new HttpError(
+      409,
+      'This Idempotency-Key was already used for a different message in this conversation. Use a new key for each new message.',
+    );
+  }
+
+  const now = app.now();
+  const result = app.store.appendMessage({
+    conversationId: conversation.id,
+    author: 'client',
+    message,
+    idempotencyKey: key,
+    createdAt: new Date(now).toISOString(),
+    day: utcDay(now),
+    dailyLimit: app.config.dailyMessageLimit,
+  });
+  if (!result.ok && result.reason === 'closed') {
+    throw new HttpError(410, 'The owner closed this conversation; it can still be read, but takes no new messages. Open a new conversation to continue.');
+  }
+  if (!result.ok) throw dailyLimitReached(app, now);
+
+  const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
+  app.notifyOwner({ conversationId: conversation.id, seq: result.value.seq, agentName, message });
+  return { status: 201, body: { message: result.value, duplicate: false } };
+};
+
+/** GET /api/v1/conversations/{id}/updates */
+export const pollUpdates: AuthenticatedHandler = (ctx, conversation) => {
+  const { app } = ctx;
+  const { after } = parseUpdatesQuery(ctx.query);
+  const wait = app.limits.polls.poll(conversation.id, app.now());
+  if (wait > 0) {
+    throw tooManyRequests(
+      `Poll this conversation at most once every ${app.config.pollIntervalSeconds} seconds (poll_after_seconds).`,
+      wait,
+    );
+  }
+  return {
+    status: 200,
+    body: {
+      id: conversation.id,
+      status: conversation.status,
+      last_seq: conversation.last_seq,
+      latest_owner_seq: conversation.latest_owner_seq,
+      new_reply: conversation.latest_owner_seq > after,
+      poll_after_seconds: app.config.pollIntervalSeconds,
+    },
+  };
+};

@@ -1,0 +1,89 @@
+// Public, read-only endpoints: health, contact-info and the directory.
+
+import type { Config } from '../config.ts';
+import type { Kind } from '../directory.ts';
+import { HttpError } from '../errors.ts';
+import type { Handler, Reply, RequestContext } from '../http.ts';
+import { LIMITS, parseDirectoryQuery } from '../validate.ts';
+
+export const PRIVACY_STATEMENT =
+  'Your messages are private between you and the one human who runs this service. They are stored in a ' +
+  'SQLite file on the owner\'s own machine, never published, sold or used to train models, and read only by ' +
+  'the owner, who answers by hand; no language model writes replies. Your access token is stored only as its ' +
+  'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
+  'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
+  'message text or credentials. The owner may delete a conversation after its credential expires.';
+
+/** GET /api/v1/health: answers only after a real query. */
+export function health(ctx: RequestContext): Reply {
+  const { listings } = ctx.app.store.health();
+  return { status: 200, body: { status: 'ok', database: 'ok', listings, time: new Date(ctx.app.now()).toISOString() } };
+}
+
+/** GET /api/v1/contact-info: the protocol, every limit as numbers, the privacy statement. */
+export function contactInfo(ctx: RequestContext): Reply {
+  return { status: 200, body: describeContact(ctx.app.config) };
+}
+
+/** The body of contact-info; built from the configuration so the numbers are the ones enforced. */
+export function describeContact(config: Config) {
+  const base = `${config.publicBaseUrl}/api/v1`;
+  return {
+    service: 'Private conversations with the human owner of this service, and a directory of communities and tools for AI agents.',
+    interface_version: '1.0.0',
+    replies: 'A human owner writes every reply by hand, usually within a day or two. No language model answers.',
+    protocol: [
+      `1. Open a conversation: POST ${base}/conversations with a new Idempotency-Key header and the JSON body {"message": "...", "metadata": {"agent_name": "..."}}.`,
+      '2. Store the returned id and access_token at once: the token is shown only in that response and cannot be issued again.',
+      `3. Send follow-ups: POST ${base}/conversations/{id}/messages with Authorization: Bearer <access_token>, a new Idempotency-Key per message, and {"message": "..."}. Retry with the same key and body after a network failure: you get 200 with duplicate true and nothing is stored twice.`,
+      `4. Poll for a reply: GET ${base}/conversations/{id}/updates?after=<last seq you read>, no more than once every poll_after_seconds (${config.pollIntervalSeconds}).`,
+      `5. Read the reply: GET ${base}/conversations/{id}/messages?after=<last seq you read>, then continue with step 3.`,
+    ],
+    endpoints: {
+      open_conversation: `POST ${base}/conversations`,
+      conversation: `GET ${base}/conversations/{id}`,
+      history: `GET ${base}/conversations/{id}/messages`,
+      follow_up: `POST ${base}/conversations/{id}/messages`,
+      updates: `GET ${base}/conversations/{id}/updates`,
+      directory: `GET ${base}/directory`,
+    },
+    authentication: 'Authorization: Bearer <access_token> (64 lowercase hex characters), only in that header, never in a URL.',
+    limits: {
+      json_body_max_bytes: LIMITS.bodyBytes,
+      message_min_chars: 1,
+      message_max_chars: LIMITS.messageMaxChars,
+      metadata_value_max_chars: LIMITS.metadataValueMaxChars,
+      idempotency_key_min_length: LIMITS.idempotencyKeyMinLength,
+      idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+      credential_lifetime_days: LIMITS.credentialLifetimeDays,
+      daily_message_maximum: config.dailyMessageLimit,
+      poll_after_seconds: config.pollIntervalSeconds,
+      openings_per_address_per_hour: config.createLimitPerHour,
+      requests_per_address_per_minute: config.requestLimitPerMinute,
+      directory_q_max_chars: LIMITS.qMaxChars,
+      directory_limit_default: LIMITS.directoryLimitDefault,
+      directory_limit_max: LIMITS.directoryLimitMax,
+      directory_offset_max: LIMITS.directoryOffsetMax,
+      history_limit_default: LIMITS.historyLimitDefault,
+      history_limit_max: LIMITS.historyLimitMax,
+    },
+    limits_note:
+      'A limit of 0 means unlimited. The daily message maximum is shared by everyone and counts openings, follow-ups and owner replies per UTC day; it resets at 00:00 UTC. Every 429 carries Retry-After in seconds.',
+    privacy: PRIVACY_STATEMENT,
+  };
+}
+
+/** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */
+export function listDirectory(kind: Kind | null): Handler {
+  return (ctx) => ({ status: 200, body: ctx.app.directory.list({ kind, ...parseDirectoryQuery(ctx.query) }) });
+}
+
+/** GET /api/v1/directory/{slug} */
+export function getListing(ctx: RequestContext): Reply {
+  const slug = ctx.params.slug as string;
+  const listing = ctx.app.directory.get(slug);
+  if (listing === undefined) {
+    throw new HttpError(404, `No listing has the slug "${slug.slice(0, 100)}". GET /api/v1/directory lists every slug.`);
+  }
+  return { status: 200, body: listing };
+}

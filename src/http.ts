@@ -1,0 +1,246 @@
+// The HTTP layer: the only code that touches `res`. A request goes
+// socket → rate limit → router → query parsing → handler → one reply or one error body.
+
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { App } from './app.ts';
+import { classifyError, errorBody, HttpError, STATUS_TEXT, tooManyRequests, type Headers } from './errors.ts';
+import { createRouter, type Route } from './router.ts';
+import { LIMITS, type Query } from './validate.ts';
+
+export interface RequestContext {
+  readonly app: App;
+  readonly req: IncomingMessage;
+  readonly query: Query;
+  readonly params: Readonly<Record<string, string>>;
+  readonly clientAddress: string;
+}
+
+export interface Reply {
+  readonly status: number;
+  /** JSON text, or a value to serialise */
+  readonly body: string | object;
+  readonly headers?: Headers;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const CORS_HEADERS: Headers = {
+  'access-control-allow-origin': '*', // the credential is a header, never a cookie
+  'access-control-expose-headers': 'Retry-After, WWW-Authenticate, X-Request-Id',
+};
+const PRIVATE_PREFIX = '/api/v1/conversations';
+const EXEMPT_FROM_RATE_LIMIT = '/api/v1/health'; // monitors may poll it freely
+
+// Slow or greedy clients cannot hold a connection: these bound every phase of a request.
+const SERVER_OPTIONS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  maxHeaderSize: 16_384,
+  connectionsCheckingInterval: 1_000,
+} satisfies http.ServerOptions;
+
+/** Creates the node:http server for a route table. */
+export function createHttpServer(app: App, routes: readonly Route<Handler>[]): http.Server {
+  const router = createRouter(routes);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const clientAddress = clientAddressOf(req, app.config.trustProxy);
+    let routePattern: string | null = null;
+    res.setHeader('x-request-id', requestId);
+    res.on('finish', () =>
+      app.log({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        method: req.method,
+        route: routePattern,
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        client: clientAddress,
+      }),
+    );
+
+    try {
+      const { path, rawQuery } = splitTarget(req.url ?? '/');
+      if (path.startsWith(PRIVATE_PREFIX)) res.setHeader('cache-control', 'no-store');
+      if (path !== EXEMPT_FROM_RATE_LIMIT) {
+        const wait = app.limits.requests.take(clientAddress, app.now());
+        if (wait > 0) throw tooManyRequests('Too many requests from your address; slow down and retry after the given seconds.', wait);
+      }
+      const method = req.method ?? 'GET';
+      const match = router.match(method, path);
+      if (match.kind === 'not-found') {
+        throw new HttpError(404, `There is no ${method} ${path.slice(0, 200)}. The API is described at /api/v1/contact-info.`);
+      }
+      routePattern = match.pattern;
+      if (match.kind === 'method-not-allowed') {
+        if (method === 'OPTIONS') return send(res, 204, '', preflightHeaders(match.allow));
+        throw new HttpError(405, `${method} is not allowed on ${match.pattern}; use ${match.allow}.`, { allow: match.allow });
+      }
+      const query = parseQuery(rawQuery);
+      if (query.has('access_token')) {
+        throw new HttpError(400, 'Never put the credential in a URL: send it only as the header Authorization: Bearer <access_token>.');
+      }
+      const reply = await match.handler({ app, req, query, params: decodeParams(match.params), clientAddress });
+      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      send(res, reply.status, body, reply.headers);
+    } catch (err) {
+      const { status, message, headers, expected } = classifyError(err);
+      if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: describe(err) });
+      if (res.headersSent || res.destroyed) return;
+      send(res, status, errorBody(status, message), status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers);
+    }
+  }
+
+  const server = http.createServer(SERVER_OPTIONS, (req, res) => void handle(req, res));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerMalformedRequest(err, socket));
+  return server;
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Headers = {}): void {
+  res.writeHead(status, {
+    ...CORS_HEADERS,
+    'x-content-type-options': 'nosniff',
+    ...(body === '' ? {} : { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) }),
+    ...headers,
+  });
+  res.end(body);
+}
+
+function preflightHeaders(allow: string): Headers {
+  return {
+    allow,
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+    'access-control-max-age': '86400',
+  };
+}
+
+/** Parses and reads a JSON body under the 16 KiB limit: 415, then 413, then 400. */
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new HttpError(415, 'Send the body as JSON with the header Content-Type: application/json.');
+  }
+  const tooLarge = new HttpError(413, `The body must be at most ${LIMITS.bodyBytes} bytes (16 KiB) of JSON.`, {
+    connection: 'close', // the rest of an oversized body is not read
+  });
+  const declared = Number(req.headers['content-length']);
+  if (declared > LIMITS.bodyBytes) throw tooLarge;
+  const bytes = await readBody(req, LIMITS.bodyBytes, tooLarge);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, 'The body must be UTF-8 encoded JSON.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, `The body is not valid JSON (${(err as Error).message}).`);
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number, tooLarge: HttpError): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        reject(tooLarge);
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    // A client that disconnects mid-body: nothing was written, and no answer can be sent.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client closed the connection before the body was complete'));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Splits a request target into its raw path and raw query (an absolute-form target too). */
+function splitTarget(target: string): { path: string; rawQuery: string } {
+  const relative = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+  const hash = relative.indexOf('#');
+  const withoutHash = hash === -1 ? relative : relative.slice(0, hash);
+  const mark = withoutHash.indexOf('?');
+  if (mark === -1) return { path: withoutHash, rawQuery: '' };
+  return { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
+}
+
+/** A strict query parser: malformed percent-encoding or a repeated parameter → 400. */
+function parseQuery(raw: string): Map<string, string> {
+  const query = new Map<string, string>();
+  if (raw === '') return query;
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeQueryPart(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decodeQueryPart(eq === -1 ? '' : pair.slice(eq + 1));
+    if (query.has(name)) throw new HttpError(400, `The query parameter \`${name.slice(0, 60)}\` is repeated; send it once.`);
+    query.set(name, value);
+  }
+  return query;
+}
+
+function decodeQueryPart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    throw new HttpError(400, 'The query string has malformed percent-encoding (a % must be followed by two hex digits).');
+  }
+}
+
+function decodeParams(params: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw new HttpError(400, 'The path has malformed percent-encoding (a % must be followed by two hex digits).');
+    }
+  }
+  return decoded;
+}
+
+function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').at(-1)?.trim();
+    if (last) return last;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Node's parser refused the request (bad request line, headers too large, timeout). */
+function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large; keep them under 16 KiB.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive; send it again.']
+        : [400, 'The request is not valid HTTP/1.1.'];
+  const body = errorBody(status, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: ${JSON_TYPE}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\naccess-control-allow-origin: *\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

@@ -1,0 +1,149 @@
+// The spec's Listing: validation for the shipped file and the owner's imports, and the
+// canonical field order in which every listing is stored and served.
+
+import { readFileSync } from 'node:fs';
+
+export type Listing = Record<string, string | Record<string, string> | unknown[]>;
+
+const KINDS = ['community', 'tool'];
+const STATUSES = ['documented', 'unavailable', 'limited'];
+const DETAIL_NAMES_HINT =
+  'purpose, interfaces, registration, anonymous, api, read, post_or_reply, continuity, rate_limits, pricing, open_source, verification, authentication';
+
+/** The spec's main fields, always present, in the order they are served. */
+const REQUIRED_FIELDS = [
+  'slug', 'kind', 'name', 'category', 'description', 'url', 'docs_url', 'tags', 'details', 'verified_at', 'status',
+] as const;
+
+/** The spec's additional fields: present only on listings that have them, never null. */
+const OPTIONAL_FIELDS = [
+  'entry_url', 'entry_type', 'auth_type', 'auth_note', 'quickstart', 'example_request', 'writes', 'writes_note',
+  'rate_limits', 'gotchas', 'tested_by', 'last_tested_at', 'check_status', 'checked_at', 'disclosure', 'field_notes',
+] as const;
+
+const URL_FIELDS = new Set(['url', 'docs_url', 'entry_url']);
+const DATE_FIELDS = new Set(['verified_at', 'last_tested_at']);
+const KNOWN_FIELDS = new Set<string>([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]);
+
+/** Every problem found in a listings document; the message names listing and field. */
+export class ListingsError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.problems = problems;
+  }
+}
+
+/** Validates a parsed listings document (an array of listings); returns them normalised. */
+export function parseListings(input: unknown): Listing[] {
+  if (!Array.isArray(input)) throw new ListingsError(['the listings file must hold a JSON array of listings']);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const listings = input.map((item, index) => {
+    const label = typeof item?.slug === 'string' && item.slug ? `listing ${index} ("${item.slug}")` : `listing ${index}`;
+    const found: string[] = [];
+    const listing = parseListing(item, (field, problem) => found.push(`${label}: ${field} ${problem}`));
+    if (typeof item?.slug === 'string') {
+      if (seen.has(item.slug)) found.push(`${label}: slug "${item.slug}" is used by an earlier listing`);
+      seen.add(item.slug);
+    }
+    problems.push(...found);
+    return listing;
+  });
+  if (problems.length > 0) throw new ListingsError(problems);
+  return listings;
+}
+
+/** Reads and validates a listings file; throws ListingsError naming the file on any problem. */
+export function readListingsFile(file: string): Listing[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ListingsError([`cannot read ${file}: ${(err as Error).message}`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ListingsError([`${file} is not valid JSON: ${(err as Error).message}`]);
+  }
+  try {
+    return parseListings(parsed);
+  } catch (err) {
+    if (err instanceof ListingsError) throw new ListingsError(err.problems.map((p) => `${file}: ${p}`));
+    throw err;
+  }
+}
+
+function parseListing(item: unknown, problem: (field: string, text: string) => void): Listing {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    problem('listing', 'must be a JSON object');
+    return {};
+  }
+  const source = item as Record<string, unknown>;
+  for (const field of Object.keys(source)) {
+    if (!KNOWN_FIELDS.has(field)) problem(field, 'is not a Listing field (check the spelling against the spec)');
+  }
+  const listing: Listing = {};
+  for (const field of REQUIRED_FIELDS) {
+    if (!(field in source) || source[field] === null) {
+      problem(field, 'is required');
+      continue;
+    }
+    if (checkField(field, source[field], problem)) listing[field] = source[field] as Listing[string];
+  }
+  for (const field of OPTIONAL_FIELDS) {
+    if (!(field in source)) continue;
+    if (source[field] === null) {
+      problem(field, 'must be left out rather than null');
+      continue;
+    }
+    if (checkField(field, source[field], problem)) listing[field] = source[field] as Listing[string];
+  }
+  return listing;
+}
+
+function checkField(field: string, value: unknown, problem: (field: string, text: string) => void): boolean {
+  if (field === 'details') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      problem(field, `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`);
+      return false;
+    }
+    const bad = Object.entries(value).filter(([, v]) => typeof v !== 'string').map(([k]) => k);
+    if (bad.length > 0) problem(field, `members must be strings (not: ${bad.join(', ')})`);
+    return bad.length === 0;
+  }
+  if (field === 'field_notes') {
+    if (!Array.isArray(value)) problem(field, 'must be an array');
+    return Array.isArray(value);
+  }
+  if (typeof value !== 'string') {
+    problem(field, 'must be a string');
+    return false;
+  }
+  const failure = stringProblem(field, value);
+  if (failure) problem(field, failure);
+  return failure === null;
+}
+
+function stringProblem(field: string, value: string): string | null {
+  if (field === 'slug' && !/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/.test(value)) {
+    return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
+  }
+  if (field === 'kind' && !KINDS.includes(value)) return `must be one of ${KINDS.join(', ')}, got "${value}"`;
+  if (field === 'status' && !STATUSES.includes(value)) return `must be one of ${STATUSES.join(', ')}, got "${value}"`;
+  if ((field === 'name' || field === 'category' || field === 'description') && value.trim() === '') {
+    return 'must not be empty';
+  }
+  if (URL_FIELDS.has(field) && !/^https?:\/\/[^\s]+$/.test(value)) return `must be an http(s) URL, got "${value}"`;
+  if (DATE_FIELDS.has(field) && !isDate(value)) return `must be a date as YYYY-MM-DD, got "${value}"`;
+  if (field === 'checked_at' && value !== '' && !isDate(value)) return `must be a date as YYYY-MM-DD or empty, got "${value}"`;
+  return null;
+}
+
+function isDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}

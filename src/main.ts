@@ -1,0 +1,39 @@
+// Entry point: `npm start`. Reads the configuration, starts the service, prints one line
+// with the URL, and shuts down gracefully on SIGTERM / SIGINT.
+
+import { ConfigError, loadConfig } from './config.ts';
+import { ListingsError } from './listings.ts';
+import { startService } from './service.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000; // requests in flight get this long to finish
+
+try {
+  const config = loadConfig();
+  const service = await startService(config);
+  console.log(`Listening on ${service.url} (database ${config.dbPath})`);
+
+  const shutdown = (signal: string) => {
+    console.log(`${signal} received: finishing requests in flight, then closing the database`);
+    setTimeout(() => {
+      console.error('Requests still in flight after 10 s; exiting anyway');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    service.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+} catch (err) {
+  console.error(`Cannot start: ${startupProblem(err)}`);
+  process.exit(1);
+}
+
+function startupProblem(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  if (err instanceof ListingsError) return `invalid listings: ${err.problems.join('; ')}`;
+  const error = err as NodeJS.ErrnoException;
+  if (error.code === 'EADDRINUSE') return `the port is already in use (${error.message}); set PORT to a free one`;
+  if (error.code === 'ERR_SQLITE_ERROR' || error.code?.startsWith('E')) {
+    return `the database at DB_PATH cannot be opened: ${error.message}`;
+  }
+  return error.message ?? String(err);
+}

@@ -1,0 +1,59 @@
+// Starting and stopping the whole service: used by main.ts and by the tests.
+
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppOptions } from './app.ts';
+import type { Config } from './config.ts';
+import { openStore, type Store } from './db.ts';
+import { createHttpServer } from './http.ts';
+import { readListingsFile } from './listings.ts';
+import { routes } from './routes.ts';
+
+export interface RunningService {
+  /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
+  readonly url: string;
+  readonly store: Store;
+  /** Stops accepting, finishes requests in flight, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens the database, loads the shipped listings into an empty one, and listens. */
+export async function startService(config: Config, options: AppOptions = {}): Promise<RunningService> {
+  const store = openStore(config.dbPath);
+  try {
+    if (store.health().listings === 0) store.upsertListings(readListingsFile(config.listingsPath));
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const app = createApp(config, store, options);
+  const server = createHttpServer(app, routes);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    app.stop();
+    store.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    store,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          app.stop();
+          store.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
