@@ -41,10 +41,8 @@ export function createRouter<H>(routes: readonly Route<H>[]) {
   }
 
   function allowHeader(compiled: CompiledPath<H>): string {
-    const methods = [...compiled.handlers.keys()];
-    if (methods.includes('GET')) methods.push('HEAD');
-    methods.push('OPTIONS');
-    return methods.join(', ');
+    const methods = [...compiled.handlers.keys()].flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+    return [...methods, 'OPTIONS'].join(', ');
   }
 
   return {

@@ -1,0 +1,150 @@
+// Test helpers: a real service on port 0 against a temp database, cleaned up by t.after().
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { startService, type RunningService } from '../src/service.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
+
+/** A temp folder removed when the test ends. */
+export function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'contact-service-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A clock the test moves by hand. */
+export function fakeClock(startIso = '2026-03-10T12:00:00.000Z') {
+  let now = Date.parse(startIso);
+  return {
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+    },
+    set(iso: string) {
+      now = Date.parse(iso);
+    },
+  };
+}
+
+export interface TestService extends RunningService {
+  readonly dbPath: string;
+  readonly logs: Record<string, unknown>[];
+}
+
+/**
+ * Starts the service with the fixture listings. Abuse limits are lifted unless the test
+ * sets them, so that only the rule under test can refuse a request.
+ */
+export async function startTestService(
+  t: TestContext,
+  options: { env?: Record<string, string>; now?: () => number; dir?: string } = {},
+): Promise<TestService> {
+  const dir = options.dir ?? tempDir(t);
+  const dbPath = path.join(dir, 'service.db');
+  const config = loadConfig({
+    PORT: '0',
+    DB_PATH: dbPath,
+    LISTINGS_PATH: FIXTURE_LISTINGS,
+    CREATE_LIMIT_PER_HOUR: '0',
+    REQUEST_LIMIT_PER_MINUTE: '0',
+    ...options.env,
+  });
+  const logs: Record<string, unknown>[] = [];
+  const service = await startService(config, { now: options.now, log: (entry) => logs.push(entry) });
+  t.after(() => service.close());
+  return Object.assign(service, { dbPath, logs });
+}
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: any;
+}
+
+/** fetch with the body read and parsed; `json` sets Content-Type: application/json. */
+export async function request(
+  base: string,
+  method: string,
+  urlPath: string,
+  options: { token?: string; key?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.key !== undefined) headers['idempotency-key'] = options.key;
+  let body = options.body;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const response = await fetch(base + urlPath, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: the test looks at `text`
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+let keyCounter = 0;
+/** A fresh, valid Idempotency-Key. */
+export function newKey(): string {
+  keyCounter += 1;
+  return `test-key-${process.pid}-${keyCounter}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Opens a conversation and returns its id and credential. */
+export async function openConversation(
+  base: string,
+  json: unknown = { message: 'Hello, owner.', metadata: { agent_name: 'test-agent' } },
+): Promise<{ id: string; token: string; body: Record<string, unknown> }> {
+  const response = await request(base, 'POST', '/api/v1/conversations', { key: newKey(), json });
+  if (response.status !== 201) throw new Error(`opening failed: ${response.status} ${response.text}`);
+  return { id: response.body.id, token: response.body.access_token, body: response.body };
+}
+
+/** Asserts the contract's error body and returns its message. */
+export function errorMessage(response: ApiResponse, status: number): string {
+  if (response.status !== status) {
+    throw new Error(`expected status ${status}, got ${response.status}: ${response.text}`);
+  }
+  const contentType = response.headers.get('content-type');
+  if (contentType !== 'application/json; charset=utf-8') throw new Error(`error content-type was ${contentType}`);
+  const keys = Object.keys(response.body ?? {});
+  if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`error body has keys ${keys.join(',')}`);
+  const { code, message } = response.body.error;
+  if (code !== status || typeof message !== 'string' || message.length < 10) {
+    throw new Error(`bad error body: ${response.text}`);
+  }
+  return message;
+}
+
+/** Runs a project script with Node 24 as a child process and collects its output. */
+export function runNode(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: options.timeoutMs ?? 20_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { test } from 'node:test';
+import { LIMITS } from '../src/validate.ts';
+import { errorMessage, request, startTestService } from './helpers.ts';
+
+/** Sends raw bytes and returns the raw answer (the server closes the connection). */
+function rawRequest(url: string, payload: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(payload));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+test('an unknown route gets 404 with the error body', async (t) => {
+  const service = await startTestService(t);
+  for (const path of ['/', '/api/v1', '/api/v2/directory', '/api/v1/nothing', '/api/v1/directory/a/b']) {
+    const response = await request(service.url, 'GET', path);
+    assert.match(errorMessage(response, 404), /There is no GET/, path);
+  }
+});
+
+test('paths match exactly: a trailing slash or different case is not found', async (t) => {
+  const service = await startTestService(t);
+  for (const path of ['/api/v1/directory/', '/api/v1/health/', '/API/v1/health', '/api/v1//directory']) {
+    const response = await request(service.url, 'GET', path);
+    errorMessage(response, 404);
+  }
+});
+
+test('another method on a known path gets 405 with Allow and the error body', async (t) => {
+  const service = await startTestService(t);
+  const cases: [string, string, string][] = [
+    ['DELETE', '/api/v1/health', 'GET, HEAD, OPTIONS'],
+    ['POST', '/api/v1/directory', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/api/v1/directory/alpha-api', 'GET, HEAD, OPTIONS'],
+    ['GET', '/api/v1/conversations', 'POST, OPTIONS'],
+    ['DELETE', '/api/v1/conversations/7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11/messages', 'GET, HEAD, POST, OPTIONS'],
+    ['PATCH', '/api/v1/conversations/7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11', 'GET, HEAD, OPTIONS'],
+  ];
+  for (const [method, path, allow] of cases) {
+    const response = await request(service.url, method, path);
+    assert.match(errorMessage(response, 405), new RegExp(`${method} is not allowed`), `${method} ${path}`);
+    assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+  }
+});
+
+test('CORS: every answer allows any origin, and preflights get 204 with methods and headers', async (t) => {
+  const service = await startTestService(t);
+  const ok = await request(service.url, 'GET', '/api/v1/health');
+  assert.equal(ok.headers.get('access-control-allow-origin'), '*');
+  const error = await request(service.url, 'GET', '/api/v1/nowhere');
+  assert.equal(error.headers.get('access-control-allow-origin'), '*');
+  const preflight = await request(service.url, 'OPTIONS', '/api/v1/conversations/7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11/messages', {
+    headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.text, '');
+  assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, OPTIONS');
+  assert.equal(preflight.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Idempotency-Key');
+  assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+});
+
+test('every answer carries an X-Request-Id that the log line names', async (t) => {
+  const service = await startTestService(t);
+  const response = await request(service.url, 'GET', '/api/v1/directory?limit=1');
+  const id = response.headers.get('x-request-id');
+  assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+  const line = service.logs.find((entry) => entry.request_id === id);
+  assert.equal(line?.route, '/api/v1/directory');
+  assert.equal(line?.status, 200);
+  assert.equal(line?.method, 'GET');
+  assert.equal(typeof line?.duration_ms, 'number');
+});
+
+test('health answers ok after a real database query', async (t) => {
+  const service = await startTestService(t);
+  const response = await request(service.url, 'GET', '/api/v1/health');
+  assert.equal(response.status, 200);
+  assert.equal(response.body.status, 'ok');
+  assert.equal(response.body.database, 'ok');
+  assert.equal(response.body.listings, 12);
+});
+
+test('health gets 500 with the error body when the database cannot answer', async (t) => {
+  const service = await startTestService(t);
+  service.store.db.exec('DROP TABLE listings'); // the query health runs now fails
+  const response = await request(service.url, 'GET', '/api/v1/health');
+  const message = errorMessage(response, 500);
+  assert.doesNotMatch(message, /SQL|listings|no such table/i);
+  assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 1);
+});
+
+test('contact-info gives the protocol steps, every limit as numbers and the privacy statement', async (t) => {
+  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '77', CREATE_LIMIT_PER_HOUR: '5' } });
+  const response = await request(service.url, 'GET', '/api/v1/contact-info');
+  assert.equal(response.status, 200);
+  const { protocol, limits, privacy } = response.body;
+  assert.ok(protocol.length >= 4);
+  protocol.forEach((step: string, index: number) => assert.match(step, new RegExp(`^${index + 1}\\. `)));
+  assert.deepEqual(limits, {
+    json_body_max_bytes: 16384,
+    message_min_chars: 1,
+    message_max_chars: 8000,
+    metadata_value_max_chars: 500,
+    idempotency_key_min_length: 8,
+    idempotency_key_max_length: 128,
+    credential_lifetime_days: 365,
+    daily_message_maximum: 77,
+    poll_after_seconds: 60,
+    openings_per_address_per_hour: 5,
+    requests_per_address_per_minute: 0,
+    directory_q_max_chars: 120,
+    directory_limit_default: 30,
+    directory_limit_max: 100,
+    directory_offset_max: 10000,
+    history_limit_default: 50,
+    history_limit_max: 100,
+  });
+  assert.equal(limits.json_body_max_bytes, LIMITS.bodyBytes);
+  const creation = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: 'contact-info-key-1',
+    json: { message: 'hi' },
+  });
+  assert.equal(privacy, creation.body.privacy);
+});
+
+test('malformed HTTP still gets the error body', async (t) => {
+  const service = await startTestService(t);
+  const bad = await rawRequest(service.url, 'GARBAGE\r\n\r\n');
+  assert.match(bad, /^HTTP\/1\.1 400 /);
+  assert.match(bad, /\{"error":\{"code":400,"message":"The request is not valid HTTP\/1\.1\."\}\}$/);
+  const huge = await rawRequest(service.url, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+  assert.match(huge, /^HTTP\/1\.1 431 /);
+  assert.match(huge, /"code":431/);
+});

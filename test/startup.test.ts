@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { FIXTURE_LISTINGS, ROOT, runNode, tempDir } from './helpers.ts';
+
+const MAIN = 'src/main.ts';
+
+test('configuration defaults follow the API decisions', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.dbPath, path.resolve('data/service.db'));
+  assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
+  assert.equal(config.dailyMessageLimit, 500);
+  assert.equal(config.pollIntervalSeconds, 60);
+  assert.equal(config.createLimitPerHour, 30);
+  assert.equal(config.requestLimitPerMinute, 600);
+  assert.equal(config.trustProxy, false);
+  assert.equal(config.notifyCommand, null);
+  assert.ok(Object.isFrozen(config));
+});
+
+test('bad configuration values are refused with a message naming the variable', () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'eighty' }, /^PORT must be a whole number from 0 to 65535, got "eighty"$/],
+    [{ PORT: '70000' }, /^PORT/],
+    [{ PORT: '-1' }, /^PORT/],
+    [{ DAILY_MESSAGE_LIMIT: '1.5' }, /^DAILY_MESSAGE_LIMIT/],
+    [{ POLL_INTERVAL_SECONDS: 'soon' }, /^POLL_INTERVAL_SECONDS/],
+    [{ CREATE_LIMIT_PER_HOUR: 'x' }, /^CREATE_LIMIT_PER_HOUR/],
+    [{ REQUEST_LIMIT_PER_MINUTE: '1e3' }, /^REQUEST_LIMIT_PER_MINUTE/],
+    [{ TRUST_PROXY: 'yes' }, /^TRUST_PROXY must be 1 or 0/],
+    [{ PUBLIC_BASE_URL: 'example.org' }, /^PUBLIC_BASE_URL/],
+    [{ PUBLIC_BASE_URL: 'ftp://example.org' }, /^PUBLIC_BASE_URL/],
+  ];
+  for (const [env, pattern] of cases) {
+    assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));
+  }
+  assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://agents.example.org/' }).publicBaseUrl, 'https://agents.example.org');
+});
+
+test('a bad PORT stops start-up with one clear line and a non-zero exit', async () => {
+  const result = await runNode([MAIN], { env: { PORT: 'eighty' } });
+  assert.equal(result.code, 1);
+  assert.equal(result.stderr.trim(), 'Cannot start: PORT must be a whole number from 0 to 65535, got "eighty"');
+  assert.equal(result.stdout, '');
+});
+
+test('an unwritable DB_PATH stops start-up with one clear line', async (t) => {
+  const dir = tempDir(t);
+  const blocker = path.join(dir, 'a-file');
+  writeFileSync(blocker, 'not a folder');
+  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(blocker, 'service.db') } });
+  assert.equal(result.code, 1);
+  const lines = result.stderr.trim().split('\n');
+  assert.equal(lines.length, 1);
+  assert.match(lines[0] as string, /^Cannot start: the database at DB_PATH cannot be opened: /);
+});
+
+test('a malformed listings file stops start-up naming the listing and the field', async (t) => {
+  const dir = tempDir(t);
+  const listings = path.join(dir, 'listings.json');
+  writeFileSync(listings, JSON.stringify([{ slug: 'broken', kind: 'robot', name: 'Broken' }]));
+  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(dir, 'x.db'), LISTINGS_PATH: listings } });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /listing 0 \("broken"\): kind must be one of community, tool, got "robot"/);
+  assert.match(result.stderr, /listing 0 \("broken"\): docs_url is required/);
+  assert.equal(result.stderr.trim().split('\n').length, 1);
+
+  writeFileSync(listings, '[{"slug": ');
+  const truncated = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(dir, 'y.db'), LISTINGS_PATH: listings } });
+  assert.equal(truncated.code, 1);
+  assert.match(truncated.stderr, /listings\.json is not valid JSON/);
+});
+
+test('a database from a newer release is refused at start', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'future.db');
+  const db = new DatabaseSync(dbPath);
+  db.exec('PRAGMA user_version = 99');
+  db.close();
+  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /schema is version 99, newer than this code knows/);
+});
+
+test('npm start prints one line with the URL, serves, and exits 0 on SIGTERM', async (t) => {
+  const dir = tempDir(t);
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', DB_PATH: path.join(dir, 's.db'), LISTINGS_PATH: FIXTURE_LISTINGS },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const found = /^Listening on (http:\/\/\S+)/m.exec(output);
+      if (found) resolve(found[1] as string);
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+  });
+  const response = await fetch(`${url}/api/v1/directory?limit=1`);
+  assert.equal(response.status, 200);
+  assert.equal(((await response.json()) as { total: number }).total, 12);
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exit, 0);
+});
+
+test('a read-only database file stops start-up instead of failing later', { skip: process.getuid?.() === 0 && 'root ignores file permissions' }, async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'ro.db');
+  new DatabaseSync(dbPath).close();
+  chmodSync(dbPath, 0o444);
+  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
+  assert.equal(result.code, 1);
+});
