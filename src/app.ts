@@ -20,7 +20,8 @@ export type App = ReturnType<typeof createApp>;
 
 const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
 
-export function createApp(config: Config, store: Store, options: AppOptions = {}) {
+/** `config.publicBaseUrl` must be resolved: the server's own URL when none was configured. */
+export function createApp(config: Config & { publicBaseUrl: string }, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
   const limits = {

@@ -17,7 +17,8 @@ export interface Config {
   readonly host: string;
   readonly dbPath: string;
   readonly listingsPath: string;
-  readonly publicBaseUrl: string;
+  /** null: the address the server actually listens on (resolved at start, PORT=0 included) */
+  readonly publicBaseUrl: string | null;
   /** 0 = unlimited */
   readonly dailyMessageLimit: number;
   /** 0 = polling not enforced; the advertised poll_after_seconds stays this value */
@@ -41,7 +42,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', DEFAULT_PORT, 0, 65535);
   const host = readString(env, 'HOST', DEFAULT_HOST);
   const dbPath = readString(env, 'DB_PATH', DEFAULT_DB_PATH);
-  const publicBaseUrl = readBaseUrl(env, host, port);
+  const publicBaseUrl = readBaseUrl(env);
   return Object.freeze({
     port,
     host,
@@ -80,12 +81,9 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
 }
 
-function readBaseUrl(env: Env, host: string, port: number): string {
+function readBaseUrl(env: Env): string | null {
   const value = env.PUBLIC_BASE_URL;
-  if (value === undefined || value === '') {
-    const hostPart = host.includes(':') ? `[${host}]` : host;
-    return `http://${hostPart}:${port}`;
-  }
+  if (value === undefined || value === '') return null;
   let url: URL;
   try {
     url = new URL(value);

@@ -43,8 +43,15 @@ const SERVER_OPTIONS = {
   connectionsCheckingInterval: 1_000,
 } satisfies http.ServerOptions;
 
-/** Creates the node:http server for a route table. */
-export function createHttpServer(app: App, routes: readonly Route<Handler>[]): http.Server {
+/** The node:http server, with its timeouts and the answer to requests Node cannot parse. */
+export function createHttpServer(): http.Server {
+  const server = http.createServer(SERVER_OPTIONS);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerMalformedRequest(err, socket));
+  return server;
+}
+
+/** The 'request' listener for a route table. */
+export function createRequestHandler(app: App, routes: readonly Route<Handler>[]) {
   const router = createRouter(routes);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,9 +104,7 @@ export function createHttpServer(app: App, routes: readonly Route<Handler>[]): h
     }
   }
 
-  const server = http.createServer(SERVER_OPTIONS, (req, res) => void handle(req, res));
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerMalformedRequest(err, socket));
-  return server;
+  return (req: IncomingMessage, res: ServerResponse) => void handle(req, res);
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Headers = {}): void {

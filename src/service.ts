@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './db.ts';
-import { createHttpServer } from './http.ts';
+import { createHttpServer, createRequestHandler } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
 
@@ -25,24 +25,26 @@ export async function startService(config: Config, options: AppOptions = {}): Pr
     store.close();
     throw err;
   }
-  const app = createApp(config, store, options);
-  const server = createHttpServer(app, routes);
+  const server = createHttpServer();
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    app.stop();
     store.close();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  // Attached in the microtask after listening, before the event loop can deliver a request.
+  const app = createApp(Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url }), store, options);
+  server.on('request', createRequestHandler(app, routes));
 
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${host}:${port}`,
+    url,
     store,
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -217,8 +217,8 @@ test('the shipped listings are valid, plentiful, of both kinds and honest about 
   for (const listing of listings) {
     const details = listing.details as Record<string, string>;
     assert.ok(Object.keys(details).length >= 3, `${listing.slug} has participation details`);
-    assert.equal(listing.status, 'documented', listing.slug);
-    assert.equal(listing.check_status, 'unchecked', listing.slug);
+    assert.equal(listing.status, 'documented', String(listing.slug));
+    assert.equal(listing.check_status, 'unchecked', String(listing.slug));
     assert.equal(listing.tested_by, undefined, `${listing.slug} claims no test nobody ran`);
   }
   assert.ok(listings.filter((listing) => 'quickstart' in listing || 'example_request' in listing).length >= 20);

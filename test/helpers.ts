@@ -79,7 +79,7 @@ export async function request(
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.key !== undefined) headers['idempotency-key'] = options.key;
   let body = options.body;
-  if (options.json !== undefined) {
+  if (options.json !== undefined && method !== 'GET' && method !== 'HEAD') {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(options.json);
   }

@@ -14,7 +14,7 @@ test('configuration defaults follow the API decisions', () => {
   assert.equal(config.port, 8080);
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.dbPath, path.resolve('data/service.db'));
-  assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
+  assert.equal(config.publicBaseUrl, null, 'derived from the address the server listens on');
   assert.equal(config.dailyMessageLimit, 500);
   assert.equal(config.pollIntervalSeconds, 60);
   assert.equal(config.createLimitPerHour, 30);

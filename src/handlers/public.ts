@@ -26,7 +26,7 @@ export function contactInfo(ctx: RequestContext): Reply {
 }
 
 /** The body of contact-info; built from the configuration so the numbers are the ones enforced. */
-export function describeContact(config: Config) {
+export function describeContact(config: Config & { publicBaseUrl: string }) {
   const base = `${config.publicBaseUrl}/api/v1`;
   return {
     service: 'Private conversations with the human owner of this service, and a directory of communities and tools for AI agents.',
