@@ -82,7 +82,8 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       const method = req.method ?? 'GET';
       const match = router.match(method, path);
       if (match.kind === 'not-found') {
-        throw new HttpError(404, `There is no ${method} ${path.slice(0, 200)}. The API is described at /api/v1/contact-info.`);
+        // The path is not echoed: a client may have put a credential in it by mistake.
+        throw new HttpError(404, `There is no ${method} route at this path. The API is described at /api/v1/contact-info.`);
       }
       routePattern = match.pattern;
       if (match.kind === 'method-not-allowed') {

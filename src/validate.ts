@@ -40,7 +40,7 @@ function readInteger(query: Query, name: string, fallback: number, min: number, 
   if (raw === undefined) return fallback;
   const rangeText = max === MAX_SEQ ? `${min} or greater` : `from ${min} to ${max}`;
   if (!/^\d{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw badRequest(`\`${name}\` must be a whole number ${rangeText}, got "${raw.slice(0, 40)}"`);
+    throw badRequest(`\`${name}\` must be a whole number ${rangeText}`);
   }
   return Number(raw);
 }
@@ -74,7 +74,7 @@ export function parseUpdatesQuery(query: Query) {
 
 /** A conversation id from the path; ids are compared in lower case. */
 export function parseConversationId(raw: string): string {
-  if (!UUID.test(raw)) throw badRequest(`the conversation id in the path must be a UUID, got "${raw.slice(0, 60)}"`);
+  if (!UUID.test(raw)) throw badRequest('the conversation id in the path must be a UUID such as 7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11');
   return raw.toLowerCase();
 }
 

@@ -194,9 +194,11 @@ test('a listing keeps every spec field, in order, and omits absent optional fiel
 test('an unknown slug gets 404 with the error body', async (t) => {
   const service = await startTestService(t);
   const response = await request(service.url, 'GET', '/api/v1/directory/no-such-listing');
-  assert.match(errorMessage(response, 404), /No listing has the slug "no-such-listing"/);
+  assert.match(errorMessage(response, 404), /No listing has this slug/);
   const encoded = await request(service.url, 'GET', '/api/v1/directory/%25_%27');
-  assert.match(errorMessage(encoded, 404), /No listing has the slug "%_'"/);
+  assert.match(errorMessage(encoded, 404), /No listing has this slug/);
+  const malformed = await request(service.url, 'GET', '/api/v1/directory/%E0%A4%A');
+  assert.match(errorMessage(malformed, 400), /malformed percent-encoding/);
 });
 
 test('HEAD answers like GET without a body', async (t) => {

@@ -80,10 +80,7 @@ export function listDirectory(kind: Kind | null): Handler {
 
 /** GET /api/v1/directory/{slug} */
 export function getListing(ctx: RequestContext): Reply {
-  const slug = ctx.params.slug as string;
-  const listing = ctx.app.directory.get(slug);
-  if (listing === undefined) {
-    throw new HttpError(404, `No listing has the slug "${slug.slice(0, 100)}". GET /api/v1/directory lists every slug.`);
-  }
+  const listing = ctx.app.directory.get(ctx.params.slug as string);
+  if (listing === undefined) throw new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
   return { status: 200, body: listing };
 }

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { FIXTURE_LISTINGS, newKey, request, ROOT, startTestService, tempDir, type ApiResponse } from './helpers.ts';
+
+test('the database runs in WAL mode with synchronous=FULL', async (t) => {
+  const service = await startTestService(t);
+  assert.equal(service.store.db.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
+  assert.equal(service.store.db.prepare('PRAGMA synchronous').get()?.synchronous, 2);
+});
+
+test('conversations and idempotency records survive a restart', async (t) => {
+  const dir = tempDir(t);
+  const first = await startTestService(t, { dir });
+  const creationKey = newKey();
+  const followKey = newKey();
+  const opened = await request(first.url, 'POST', '/api/v1/conversations', { key: creationKey, json: { message: 'one' } });
+  const { id, access_token: token } = opened.body;
+  const followed = await request(first.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: followKey, json: { message: 'two' } });
+  await first.close();
+
+  const second = await startTestService(t, { dir });
+  const replayOpening = await request(second.url, 'POST', '/api/v1/conversations', { key: creationKey, json: { message: 'one' } });
+  assert.equal(replayOpening.status, 409);
+  const replayFollow = await request(second.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: followKey, json: { message: 'two' } });
+  assert.equal(replayFollow.status, 200);
+  assert.deepEqual(replayFollow.body, { message: followed.body.message, duplicate: true });
+  const history = await request(second.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
+  assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'two']);
+});
+
+test('the credential appears only in the creation response: not in output, other responses or the database', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'service.db');
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', DB_PATH: dbPath, LISTINGS_PATH: FIXTURE_LISTINGS, POLL_INTERVAL_SECONDS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const url = await new Promise<string>((resolve) => {
+    const check = () => {
+      const found = /Listening on (\S+)/.exec(output);
+      if (found) resolve(found[1] as string);
+      else setTimeout(check, 20);
+    };
+    check();
+  });
+
+  const opened = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'secret plans' } });
+  const other = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'other' } });
+  const { id, access_token: token } = opened.body;
+  const base = `/api/v1/conversations/${id}`;
+  const responses: ApiResponse[] = [
+    await request(url, 'GET', base, { token }),
+    await request(url, 'GET', `${base}/messages`, { token }),
+    await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: 'more' } }),
+    await request(url, 'GET', `${base}/updates`, { token }),
+    await request(url, 'GET', `${base}/messages?access_token=${token}`),
+    await request(url, 'GET', `/api/v1/conversations/${other.body.id}`, { token }),
+    await request(url, 'GET', base, { headers: { authorization: `Basic ${token}` } }),
+    await request(url, 'GET', `${base}/nowhere/${token}`, { token }),
+    await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: token.repeat(200) } }),
+    await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: token.repeat(300) } }),
+  ];
+  assert.deepEqual(responses.map((r) => r.status), [200, 200, 201, 200, 400, 403, 401, 404, 400, 413]);
+  for (const response of responses) {
+    assert.ok(!response.text.includes(token), response.text.slice(0, 200));
+    for (const [name, value] of response.headers) assert.ok(!value.includes(token), name);
+  }
+
+  const exit = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await exit;
+  assert.ok(output.includes('"status":201'), 'the request log was written');
+  assert.ok(!output.includes(token), 'the token is not in the server output');
+  assert.ok(!output.includes('secret plans'), 'message text is not logged');
+
+  const files = [dbPath, `${dbPath}-wal`].filter(existsSync).map((file) => readFileSync(file));
+  const everything = Buffer.concat(files);
+  assert.equal(everything.indexOf(token), -1, 'the hex credential is not stored');
+  assert.equal(everything.indexOf(Buffer.from(token, 'hex')), -1, 'nor its raw bytes');
+  const digest = createHash('sha256').update(token).digest();
+  assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createRequestLimiter } from '../src/limits.ts';
+import { errorMessage, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
+
+test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
+  const clock = fakeClock('2026-03-10T23:59:00.000Z');
+  const service = await startTestService(t, { now: clock.now, env: { DAILY_MESSAGE_LIMIT: '4' } });
+  const { id, token } = await openConversation(service.url); // 1
+  const post = (key: string, message: string) =>
+    request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message } });
+  const firstKey = newKey();
+  assert.equal((await post(firstKey, 'two')).status, 201); // 2
+  const reply = service.store.appendMessage({
+    conversationId: id, author: 'owner', message: 'three', idempotencyKey: null,
+    createdAt: new Date(clock.now()).toISOString(), day: '2026-03-10', dailyLimit: 4,
+  });
+  assert.ok(reply.ok); // 3: owner replies count
+  assert.equal((await post(newKey(), 'four')).status, 201); // 4
+  assert.equal(service.store.dailyCount('2026-03-10'), 4);
+
+  clock.set('2026-03-10T23:59:30.250Z');
+  const refusedKey = newKey();
+  const refused = await post(refusedKey, 'five');
+  assert.match(errorMessage(refused, 429), /shared maximum of 4 messages per UTC day/);
+  assert.equal(refused.headers.get('retry-after'), '30', 'seconds until 00:00 UTC, rounded up');
+  const opening = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'new' } });
+  errorMessage(opening, 429);
+  assert.equal(opening.headers.get('retry-after'), '30');
+  const ownerRefused = service.store.appendMessage({
+    conversationId: id, author: 'owner', message: 'x', idempotencyKey: null,
+    createdAt: new Date(clock.now()).toISOString(), day: '2026-03-10', dailyLimit: 4,
+  });
+  assert.deepEqual(ownerRefused, { ok: false, reason: 'daily-limit' });
+  assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
+  assert.equal(service.store.dailyCount('2026-03-10'), 4, 'refusals and duplicates count nothing');
+
+  clock.set('2026-03-11T00:00:00.000Z');
+  const afterMidnight = await post(refusedKey, 'five');
+  assert.equal(afterMidnight.status, 201, 'the refused key is judged afresh after the reset');
+  assert.equal(afterMidnight.body.message.seq, 5);
+  assert.equal(service.store.dailyCount('2026-03-11'), 1);
+});
+
+test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
+  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '0' } });
+  const { id, token } = await openConversation(service.url);
+  for (let i = 0; i < 5; i++) {
+    const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: `m${i}` } });
+    assert.equal(response.status, 201);
+  }
+});
+
+test('openings per address are limited over a sliding hour; Retry-After says when the oldest leaves it', async (t) => {
+  const clock = fakeClock('2026-03-10T12:00:00.000Z');
+  const service = await startTestService(t, { now: clock.now, env: { CREATE_LIMIT_PER_HOUR: '2' } });
+  const open = (key = newKey(), json: unknown = { message: 'hi' }) => request(service.url, 'POST', '/api/v1/conversations', { key, json });
+  assert.equal((await open()).status, 201);
+  errorMessage(await open(newKey(), { message: '' }), 400); // refused openings are not counted
+  clock.advance(20 * 60_000);
+  assert.equal((await open()).status, 201);
+  clock.advance(10 * 60_000);
+  const key = newKey();
+  const refused = await open(key);
+  assert.match(errorMessage(refused, 429), /At most 2 conversations may be opened per hour from one address/);
+  assert.equal(refused.headers.get('retry-after'), String(30 * 60), 'until the first opening is an hour old');
+  errorMessage(await open(), 429);
+  clock.advance(30 * 60_000);
+  assert.equal((await open(key)).status, 201, 'the refused key is judged afresh');
+});
+
+test('requests per address are limited by a token bucket; health is exempt', async (t) => {
+  const clock = fakeClock();
+  const service = await startTestService(t, { now: clock.now, env: { REQUEST_LIMIT_PER_MINUTE: '6' } });
+  for (let i = 0; i < 6; i++) assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
+  const refused = await request(service.url, 'GET', '/api/v1/directory?limit=1');
+  assert.match(errorMessage(refused, 429), /Too many requests from your address/);
+  assert.equal(refused.headers.get('retry-after'), '10', 'one token returns every 60/6 seconds');
+  errorMessage(await request(service.url, 'GET', '/api/v1/nowhere'), 429); // counted before routing
+  assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200);
+  clock.advance(10_000);
+  assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
+  errorMessage(await request(service.url, 'GET', '/api/v1/directory?limit=1'), 429);
+});
+
+test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 0 ignores the header', async (t) => {
+  const proxied = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' } });
+  const from = (service: { url: string }, forwarded: string) =>
+    request(service.url, 'GET', '/api/v1/contact-info', { headers: { 'x-forwarded-for': forwarded } });
+  assert.equal((await from(proxied, 'spoofed, 203.0.113.1')).status, 200);
+  errorMessage(await from(proxied, 'other-spoof, 203.0.113.1'), 429); // same last hop
+  assert.equal((await from(proxied, '203.0.113.1, 198.51.100.7')).status, 200);
+  assert.equal(proxied.logs.at(-1)?.client, '198.51.100.7');
+
+  const direct = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '0' } });
+  assert.equal((await from(direct, '203.0.113.1')).status, 200);
+  errorMessage(await from(direct, '198.51.100.7'), 429); // the socket address is what counts
+});
+
+test('the request limiter drops buckets that have refilled, so idle clients cost no memory', () => {
+  const limiter = createRequestLimiter(60);
+  limiter.take('a', 0);
+  limiter.take('b', 0);
+  limiter.sweep(500);
+  assert.equal(limiter.size, 2);
+  limiter.sweep(1000);
+  assert.equal(limiter.size, 0);
+});
