@@ -138,7 +138,16 @@ export function openStore(dbPath: string) {
               m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
        FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
        WHERE ? OR c.status <> 'closed'
-       ORDER BY c.status = 'open' DESC, m.created_at DESC`,
+       -- waiting conversations first, the longest-waiting on top; then the rest, newest first
+       ORDER BY c.status = 'open' DESC,
+                CASE WHEN c.status = 'open' THEN m.created_at END ASC,
+                m.created_at DESC`,
+    ),
+    conversationIdsByPrefix: db.prepare(
+      'SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2',
+    ),
+    allMessages: db.prepare(
+      'SELECT seq, author, message, created_at FROM messages WHERE conversation_id = ? ORDER BY seq',
     ),
     allConversations: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations ORDER BY created_at, id`),
     clientMessagesSince: db.prepare(
@@ -251,6 +260,10 @@ export function openStore(dbPath: string) {
       });
     },
 
+    /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
+    conversationIdsByPrefix: (prefix: string) =>
+      (sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id),
+    allMessages: (conversationId: string) => sql.allMessages.all(conversationId) as unknown as MessageRow[],
     setStatus: (id: string, status: ConversationStatus) => Number(sql.setStatus.run(status, id).changes) > 0,
     setBlocked: (id: string, blocked: boolean) => Number(sql.setBlocked.run(blocked ? 1 : 0, id).changes) > 0,
 

@@ -1,0 +1,361 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import {
+  errorMessage,
+  fakeClock,
+  FIXTURE_LISTINGS,
+  newKey,
+  openConversation,
+  request,
+  ROOT,
+  runNode,
+  startTestService,
+  tempDir,
+  type TestService,
+} from './helpers.ts';
+
+/** Runs the owner script as a child process against the service's database. */
+function owner(service: { dbPath: string }, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  return runNode(['src/owner.ts', ...args], { env: { DB_PATH: service.dbPath, ...options.env }, input: options.input });
+}
+
+function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, pattern);
+  assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
+}
+
+async function updates(service: TestService, conversation: { id: string; token: string }, after = 0) {
+  return request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates?after=${after}`, { token: conversation.token });
+}
+
+test('inbox lists waiting conversations first, longest waiting on top, and hides closed ones unless --all', async (t) => {
+  const clock = fakeClock('2026-03-10T09:00:00.000Z');
+  const service = await startTestService(t, { now: clock.now });
+  const older = await openConversation(service.url, { message: 'older question', metadata: { agent_name: 'first-agent' } });
+  clock.advance(60_000);
+  const answered = await openConversation(service.url, { message: 'answered one' });
+  clock.advance(60_000);
+  const newer = await openConversation(service.url, { message: 'newer question' });
+  const closed = await openConversation(service.url, { message: 'closed one' });
+  assert.equal((await owner(service, ['reply', answered.id, 'Done.'])).code, 0);
+  assert.equal((await owner(service, ['close', closed.id])).code, 0);
+
+  const inbox = await owner(service, ['inbox']);
+  assert.equal(inbox.code, 0, inbox.stderr);
+  const lines = inbox.stdout.trim().split('\n');
+  assert.deepEqual(lines.map((line) => [older, newer, answered].findIndex((c) => line.includes(c.id))), [0, 1, 2]);
+  assert.match(lines[0] as string, /^WAITING .* open .* 1 msgs .*first-agent \(unverified\).*client: "older question"/);
+  assert.match(lines[2] as string, /answered .* 2 msgs .*owner: "Done\."/);
+  assert.ok(!inbox.stdout.includes(closed.id));
+
+  const all = await owner(service, ['inbox', '--all', '--json']);
+  const items = JSON.parse(all.stdout) as { id: string; status: string; agent_name: string | null; agent_name_verified: boolean; waiting_for_reply: boolean; message_count: number }[];
+  assert.deepEqual(items.map((item) => item.id), [older.id, newer.id, answered.id, closed.id]);
+  assert.deepEqual(items.map((item) => item.status), ['open', 'open', 'answered', 'closed']);
+  assert.equal(items[0]?.agent_name, 'first-agent');
+  assert.equal(items[0]?.agent_name_verified, false);
+  assert.equal(items[2]?.message_count, 2);
+});
+
+test('show prints the whole history with authors and times, or JSON', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url, { message: 'line one\nline two', metadata: { agent_name: 'scout', model: 'm1' } });
+  await owner(service, ['reply', conversation.id, 'An answer.']);
+  const shown = await owner(service, ['show', conversation.id.slice(0, 8)]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, new RegExp(`Conversation ${conversation.id}`));
+  assert.match(shown.stdout, /agent_name +scout \(unverified\)/);
+  assert.match(shown.stdout, /#1 {2}client {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n {4}line one\n {4}line two/);
+  assert.match(shown.stdout, /#2 {2}you \(owner\) {2}.* UTC\n {4}An answer\./);
+  const json = JSON.parse((await owner(service, ['show', conversation.id, '--json'])).stdout);
+  assert.equal(json.id, conversation.id);
+  assert.equal(json.metadata_verified, false);
+  assert.deepEqual(json.messages.map((m: { author: string }) => m.author), ['client', 'owner']);
+});
+
+test('a reply is seen by the running server on its very next request', async (t) => {
+  const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
+  const conversation = await openConversation(service.url);
+  assert.equal((await updates(service, conversation)).body.new_reply, false);
+  const replied = await owner(service, ['reply', conversation.id, 'Hello', 'from', 'the', 'owner.']);
+  assert.equal(replied.code, 0, replied.stderr);
+  assert.equal(replied.stdout.trim(), `Replied to ${conversation.id} as seq 2.`);
+  const after = await updates(service, conversation, 1);
+  assert.deepEqual([after.body.new_reply, after.body.status, after.body.latest_owner_seq], [true, 'answered', 2]);
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, { token: conversation.token });
+  assert.equal(history.body.items[0].message, 'Hello from the owner.');
+  assert.equal(history.body.items[0].author, 'owner');
+});
+
+test('reply - reads a multi-line reply from stdin, keeping its lines', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  const text = 'Dear agent,\n\n  indented line\nlast line';
+  const replied = await owner(service, ['reply', conversation.id, '-'], { input: `${text}\n` });
+  assert.equal(replied.code, 0, replied.stderr);
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, { token: conversation.token });
+  assert.equal(history.body.items[0].message, text);
+});
+
+test('a reply is held to the client rules and writes nothing when refused', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: '  \n' }), /reply was not sent: message must not be empty/);
+  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'x'.repeat(8001) }), /at most 8000 characters/);
+  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'a\u0000b' }), /must not contain the NUL character/);
+  assertFailsWith(await owner(service, ['reply', conversation.id]), /give the reply text/);
+  assert.equal(service.store.stats().messages, 1);
+});
+
+test('owner replies count toward the daily maximum and are refused there unless --force', async (t) => {
+  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '2' } });
+  const conversation = await openConversation(service.url);
+  assert.equal((await owner(service, ['reply', conversation.id, 'one'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).code, 0);
+  const followUp = await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: conversation.token, key: newKey(), json: { message: 'over the maximum' },
+  });
+  errorMessage(followUp, 429); // the owner's reply used the last message of the day
+  assertFailsWith(
+    await owner(service, ['reply', conversation.id, 'two'], { env: { DAILY_MESSAGE_LIMIT: '2' } }),
+    /shared maximum of 2 messages is reached; add --force/,
+  );
+  const forced = await owner(service, ['reply', conversation.id, 'two', '--force'], { env: { DAILY_MESSAGE_LIMIT: '2' } });
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(service.store.stats().messages, 3);
+  const stats = JSON.parse((await owner(service, ['stats', '--json'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).stdout);
+  assert.equal(stats.messages_today, 3);
+  assert.equal(stats.daily_maximum, 2);
+});
+
+test('close and reopen change what the client may do; a closed conversation takes no reply', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  const followUp = () => request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: conversation.token, key: newKey(), json: { message: 'more' },
+  });
+  assert.equal((await owner(service, ['close', conversation.id])).code, 0);
+  errorMessage(await followUp(), 410);
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body.status, 'closed');
+  assertFailsWith(await owner(service, ['reply', conversation.id, 'late']), /is closed; reopen it first/);
+  assertFailsWith(await owner(service, ['close', conversation.id]), /already closed/);
+  assert.equal((await owner(service, ['reopen', conversation.id])).code, 0);
+  assert.equal((await followUp()).status, 201);
+  assertFailsWith(await owner(service, ['reopen', conversation.id]), /is not closed/);
+});
+
+test('block makes the credential answer 403 saying the owner blocked it; unblock lifts it', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  assert.equal((await owner(service, ['block', conversation.id])).code, 0);
+  const blocked = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
+  assert.match(errorMessage(blocked, 403), /owner has blocked this conversation/);
+  assert.equal((await owner(service, ['unblock', conversation.id])).code, 0);
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token })).status, 200);
+});
+
+test('export writes JSON Lines with every message and never the credential or its hash', async (t) => {
+  const service = await startTestService(t);
+  const a = await openConversation(service.url, { message: 'first' });
+  const b = await openConversation(service.url, { message: 'second' });
+  await owner(service, ['reply', a.id, 'answer']);
+  const exported = await owner(service, ['export']);
+  assert.equal(exported.code, 0, exported.stderr);
+  const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  assert.deepEqual(lines.map((line) => line.id).sort(), [a.id, b.id].sort());
+  assert.deepEqual(lines.find((line) => line.id === a.id).messages.map((m: { message: string }) => m.message), ['first', 'answer']);
+  for (const secret of [a.token, b.token]) assert.ok(!exported.stdout.includes(secret));
+  assert.ok(!/token|hash/i.test(exported.stdout));
+  const one = await owner(service, ['export', b.id]);
+  assert.equal(one.stdout.trim().split('\n').length, 1);
+  assert.equal(JSON.parse(one.stdout).id, b.id);
+});
+
+test('watch prints each new client message as it arrives and ends cleanly on Ctrl-C', async (t) => {
+  const service = await startTestService(t);
+  const existing = await openConversation(service.url, { message: 'from before watch started' });
+  const child = spawn(process.execPath, ['src/owner.ts', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: service.dbPath } });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const waitFor = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const check = () => (pattern.test(output) ? resolve() : setTimeout(check, 25));
+      check();
+    });
+  await waitFor(/Watching for new client messages/);
+  await request(service.url, 'POST', `/api/v1/conversations/${existing.id}/messages`, {
+    token: existing.token, key: newKey(), json: { message: 'a follow-up\nin two lines' },
+  });
+  await openConversation(service.url, { message: 'a brand new conversation', metadata: { agent_name: 'newcomer' } });
+  await waitFor(/a brand new conversation/);
+  await waitFor(/a follow-up\n {4}in two lines/);
+  assert.match(output, new RegExp(`${existing.id}  #2`));
+  assert.match(output, /newcomer \(unverified\)/);
+  assert.ok(!output.includes('from before watch started'));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  assert.equal(await exit, 0);
+  assert.match(output, /Stopped watching\.\n$/);
+});
+
+test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {
+  const service = await startTestService(t);
+  const dir = tempDir(t);
+  const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8'));
+  const changed = { ...fixture[0], name: 'Zeta Forum Renamed' };
+  const added = { ...fixture[1], slug: 'brand-new-tool', name: 'Brand New Tool' };
+  const good = path.join(dir, 'good.json');
+  writeFileSync(good, JSON.stringify([changed, added]));
+  const imported = await owner(service, ['listings', 'import', good]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(imported.stdout.trim(), 'Imported 2 listings: 1 new, 1 updated.');
+  assert.equal((await request(service.url, 'GET', '/api/v1/directory/brand-new-tool')).body.name, 'Brand New Tool');
+  assert.equal((await request(service.url, 'GET', '/api/v1/directory/zeta-forum')).body.name, 'Zeta Forum Renamed');
+
+  const bad = path.join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify([{ ...added, slug: 'another-new' }, { ...added, slug: 'Bad Slug', status: 'gone' }, { name: 'x' }]));
+  const refused = await owner(service, ['listings', 'import', bad]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /nothing was imported/);
+  assert.match(refused.stderr, /listing 1 \("Bad Slug"\): slug must be 1 to 100 lowercase letters/);
+  assert.match(refused.stderr, /listing 1 \("Bad Slug"\): status must be one of documented, unavailable, limited/);
+  assert.match(refused.stderr, /listing 2: slug is required/);
+  errorMessage(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404);
+
+  const exported = await owner(service, ['listings', 'export']);
+  const roundTrip = path.join(dir, 'export.json');
+  writeFileSync(roundTrip, exported.stdout);
+  const again = await owner(service, ['listings', 'import', roundTrip]);
+  assert.equal(again.stdout.trim(), 'Imported 13 listings: 0 new, 13 updated.');
+
+  assert.equal((await owner(service, ['listings', 'remove', 'brand-new-tool'])).code, 0);
+  errorMessage(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404);
+  assert.equal((await request(service.url, 'GET', '/api/v1/directory')).body.total, 12);
+  assertFailsWith(await owner(service, ['listings', 'remove', 'brand-new-tool']), /no listing has the slug "brand-new-tool"/);
+  assertFailsWith(await owner(service, ['listings', 'import', path.join(dir, 'missing.json')]), /cannot read .*missing\.json/);
+  assertFailsWith(await owner(service, ['listings', 'frobnicate']), /usage: listings import/);
+});
+
+test('stats gives the day count, conversations by status and the database size', async (t) => {
+  const service = await startTestService(t);
+  const a = await openConversation(service.url);
+  await openConversation(service.url);
+  await owner(service, ['reply', a.id, 'answer']);
+  await owner(service, ['block', a.id]);
+  const stats = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
+  assert.equal(stats.messages_today, 3);
+  assert.equal(stats.daily_maximum, 500);
+  assert.deepEqual(stats.conversations, { open: 1, answered: 1, closed: 0 });
+  assert.equal(stats.blocked, 1);
+  assert.equal(stats.messages, 3);
+  assert.ok(stats.database_bytes > 4096);
+  const text = await owner(service, ['stats']);
+  assert.match(text.stdout, /: 3 messages of 500\nConversations: 1 open, 1 answered, 0 closed; 1 blocked/);
+});
+
+test('backup makes a consistent copy while the server runs, holding every message', async (t) => {
+  const service = await startTestService(t);
+  const dir = tempDir(t);
+  const conversations = [];
+  for (let i = 0; i < 5; i++) conversations.push(await openConversation(service.url, { message: `message ${i}` }));
+  const writes = Promise.all(
+    conversations.map((c) => request(service.url, 'POST', `/api/v1/conversations/${c.id}/messages`, { token: c.token, key: newKey(), json: { message: 'during backup' } })),
+  );
+  const target = path.join(dir, 'backup.db');
+  const result = await owner(service, ['backup', target]);
+  await writes;
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /checked\.$/m);
+  const copy = new DatabaseSync(target, { readOnly: true });
+  t.after(() => copy.close());
+  assert.equal((copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check, 'ok');
+  const copied = copy.prepare("SELECT message FROM messages WHERE seq = 1 ORDER BY message").all().map((row) => row.message);
+  assert.deepEqual(copied, ['message 0', 'message 1', 'message 2', 'message 3', 'message 4']);
+  assert.deepEqual(readdirSync(dir), ['backup.db'], 'one self-contained file, no partial file left behind');
+  assertFailsWith(await owner(service, ['backup', target]), /already exists/);
+  assertFailsWith(await owner(service, ['backup', path.join(dir, 'no-such-folder', 'b.db')]), /cannot write the backup/);
+  assert.deepEqual(readdirSync(dir), ['backup.db']);
+});
+
+test('purge-expired deletes conversations whose credential expired, with their messages', async (t) => {
+  const clock = fakeClock('2024-01-01T00:00:00.000Z');
+  const service = await startTestService(t, { now: clock.now });
+  const expired = await openConversation(service.url, { message: 'old' });
+  clock.set(new Date().toISOString());
+  const current = await openConversation(service.url, { message: 'new' });
+  const purged = await owner(service, ['purge-expired']);
+  assert.equal(purged.stdout.trim(), 'Deleted 1 expired conversation with their messages and keys.');
+  assert.equal(service.store.conversationById(expired.id), undefined);
+  assert.equal(service.store.allMessages(expired.id).length, 0);
+  errorMessage(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 401);
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
+});
+
+test('bad input gets one clear line on stderr and a non-zero exit', async (t) => {
+  const service = await startTestService(t);
+  await openConversation(service.url);
+  assertFailsWith(await owner(service, ['frobnicate']), /^error: unknown command "frobnicate"; run with --help/);
+  assertFailsWith(await owner(service, ['show', '00000000-0000-4000-8000-000000000000']), /no conversation has an id starting with/);
+  assertFailsWith(await owner(service, ['show', 'not-an-id!']), /is not a conversation id/);
+  assertFailsWith(await owner(service, ['show']), /give a conversation id/);
+  assertFailsWith(await owner(service, ['inbox', '--bogus']), /Unknown option '--bogus'; usage: inbox/);
+  assertFailsWith(await owner(service, ['backup']), /give the file/);
+  assertFailsWith(await owner({ dbPath: path.join(tempDir(t), 'none.db') }, ['inbox']), /no database at .*none\.db; start the server once/);
+  assertFailsWith(await owner(service, ['stats'], { env: { DAILY_MESSAGE_LIMIT: 'lots' } }), /DAILY_MESSAGE_LIMIT must be a whole number/);
+  assert.ok(!existsSync(path.join(ROOT, 'data', 'none.db')));
+});
+
+test('--help explains the script and each command', async (t) => {
+  const service = await startTestService(t);
+  const help = await owner(service, ['--help']);
+  assert.equal(help.code, 0);
+  for (const command of ['inbox', 'show', 'reply', 'close', 'reopen', 'block', 'unblock', 'export', 'watch', 'listings', 'stats', 'backup', 'purge-expired']) {
+    assert.match(help.stdout, new RegExp(`^  ${command}`, 'm'));
+  }
+  const replyHelp = await owner(service, ['reply', '--help']);
+  assert.equal(replyHelp.code, 0);
+  assert.match(replyHelp.stdout, /^Usage: npm run owner -- reply <id>/);
+});
+
+test('NOTIFY_COMMAND runs the documented example after each new client message', async (t) => {
+  const dir = tempDir(t);
+  const notifyFile = path.join(dir, 'messages.txt');
+  process.env.NOTIFY_FILE = notifyFile; // the notifier inherits the server's environment
+  t.after(() => delete process.env.NOTIFY_FILE);
+  const service = await startTestService(t, { env: { NOTIFY_COMMAND: path.join(ROOT, 'docs/notify-example.sh') } });
+  const conversation = await openConversation(service.url, { message: 'Hello there', metadata: { agent_name: 'notifier-test' } });
+  const key = newKey();
+  const post = () => request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token, key, json: { message: 'Second\nmessage' } });
+  assert.equal((await post()).status, 201);
+  assert.equal((await post()).status, 200); // a duplicate notifies nobody
+  await owner(service, ['reply', conversation.id, 'owner replies are not notified']);
+  const waitForTwo = async () => {
+    for (let i = 0; i < 100; i++) {
+      if (existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  await waitForTwo();
+  const text = readFileSync(notifyFile, 'utf8');
+  assert.match(text, new RegExp(`conversation ${conversation.id}  #1  from notifier-test \\(unverified\\)\\nHello there`));
+  assert.match(text, new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`));
+  assert.ok(!text.includes(conversation.token));
+  assert.ok(!text.includes('owner replies'));
+});
+
+test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', async (t) => {
+  const service = await startTestService(t, { env: { NOTIFY_COMMAND: '/nonexistent/notify-program --flag' } });
+  const conversation = await openConversation(service.url);
+  assert.match(conversation.id, /^[0-9a-f-]{36}$/);
+  for (let i = 0; i < 100 && !service.logs.some((entry) => entry.notify === 'failed'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const failure = service.logs.find((entry) => entry.notify === 'failed');
+  assert.equal(failure?.conversation_id, conversation.id);
+  assert.match(String(failure?.reason), /ENOENT/);
+});
