@@ -5,7 +5,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
-const BUSY_TIMEOUT_MS = 5000; // the owner script and the server share the file; wait out short writes
+// The owner script and the server share the file: a write waits this long for the other's
+// write to finish. Writes take milliseconds; waiting blocks the server's event loop.
+export const BUSY_TIMEOUT_MS = 5000;
 
 // Ordered, append-only: a released migration is never edited. Each runs in one transaction.
 const MIGRATIONS: readonly string[] = [
@@ -81,9 +83,9 @@ const CONVERSATION_COLUMNS = 'id, status, blocked, metadata, created_at, expires
 export type Store = ReturnType<typeof openStore>;
 
 /** Opens (creating when missing) the database, migrates it and prepares every statement. */
-export function openStore(dbPath: string) {
+export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   if (dbPath !== ':memory:') mkdirSync(path.dirname(dbPath), { recursive: true });
-  const db = new DatabaseSync(dbPath, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
+  const db = new DatabaseSync(dbPath, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
   try {
     db.exec('PRAGMA journal_mode = WAL');
     // FULL: a 2xx on a POST means the commit reached the disk, even across a power cut.

@@ -35,17 +35,18 @@ const PRIVATE_PREFIX = '/api/v1/conversations';
 const EXEMPT_FROM_RATE_LIMIT = '/api/v1/health'; // monitors may poll it freely
 
 // Slow or greedy clients cannot hold a connection: these bound every phase of a request.
-const SERVER_OPTIONS = {
-  headersTimeout: 10_000,
-  requestTimeout: 30_000,
-  keepAliveTimeout: 5_000,
-  maxHeaderSize: 16_384,
-  connectionsCheckingInterval: 1_000,
-} satisfies http.ServerOptions;
+export const SERVER_TIMEOUTS = Object.freeze({
+  headersTimeout: 10_000, // all headers within 10 s
+  requestTimeout: 30_000, // the whole request, body included, within 30 s
+  keepAliveTimeout: 5_000, // an idle kept-alive connection is closed after 5 s
+  connectionsCheckingInterval: 1_000, // how often the two timeouts above are enforced
+});
+export type ServerTimeouts = { readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
+const MAX_HEADER_BYTES = 16_384;
 
-/** The node:http server, with its timeouts and the answer to requests Node cannot parse. */
-export function createHttpServer(): http.Server {
-  const server = http.createServer(SERVER_OPTIONS);
+/** The node:http server, with its limits and the answer to requests Node cannot parse. */
+export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): http.Server {
+  const server = http.createServer({ ...timeouts, maxHeaderSize: MAX_HEADER_BYTES });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerMalformedRequest(err, socket));
   return server;
 }
@@ -60,15 +61,17 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const clientAddress = clientAddressOf(req, app.config.trustProxy);
     let routePattern: string | null = null;
     res.setHeader('x-request-id', requestId);
-    res.on('finish', () =>
+    // 'close' comes for every request, also when the client vanished before an answer.
+    res.on('close', () =>
       app.log({
         time: new Date().toISOString(),
         request_id: requestId,
         method: req.method,
         route: routePattern,
-        status: res.statusCode,
+        status: res.writableFinished ? res.statusCode : null,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         client: clientAddress,
+        ...(res.writableFinished ? {} : { aborted: true }),
       }),
     );
 
@@ -98,9 +101,10 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       send(res, reply.status, body, reply.headers);
     } catch (err) {
+      if (err instanceof ClientGoneError) return; // nothing was stored, and nobody is there to answer
       const { status, message, headers, expected } = classifyError(err);
       if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: describe(err) });
-      if (res.headersSent || res.destroyed) return;
+      if (res.headersSent || res.destroyed || !req.socket.writable) return;
       send(res, status, errorBody(status, message), status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers);
     }
   }
@@ -152,6 +156,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The client closed the connection before its body was complete. */
+class ClientGoneError extends Error {}
+
 function readBody(req: IncomingMessage, limit: number, tooLarge: HttpError): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -166,11 +173,11 @@ function readBody(req: IncomingMessage, limit: number, tooLarge: HttpError): Pro
       }
     });
     req.on('end', () => resolve(Buffer.concat(chunks, size)));
-    // A client that disconnects mid-body: nothing was written, and no answer can be sent.
+    // Node reports a vanished client as 'error' (aborted) and then 'close'.
+    req.on('error', () => reject(new ClientGoneError()));
     req.on('close', () => {
-      if (!req.complete) reject(new Error('the client closed the connection before the body was complete'));
+      if (!req.complete) reject(new ClientGoneError());
     });
-    req.on('error', reject);
   });
 }
 
@@ -230,7 +237,8 @@ function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
 
 /** Node's parser refused the request (bad request line, headers too large, timeout). */
 function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  const responseStarted = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || !socket.writable || responseStarted) {
     socket.destroy();
     return;
   }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './db.ts';
-import { createHttpServer, createRequestHandler } from './http.ts';
+import { createHttpServer, createRequestHandler, type ServerTimeouts } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
 
@@ -16,16 +16,22 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+export interface StartOptions extends AppOptions {
+  /** Tests shorten these to prove the limits without waiting for the defaults. */
+  readonly timeouts?: ServerTimeouts;
+  readonly busyTimeoutMs?: number;
+}
+
 /** Opens the database, loads the shipped listings into an empty one, and listens. */
-export async function startService(config: Config, options: AppOptions = {}): Promise<RunningService> {
-  const store = openStore(config.dbPath);
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  const store = openStore(config.dbPath, options.busyTimeoutMs);
   try {
     if (store.health().listings === 0) store.upsertListings(readListingsFile(config.listingsPath));
   } catch (err) {
     store.close();
     throw err;
   }
-  const server = createHttpServer();
+  const server = createHttpServer(options.timeouts);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { startService, type RunningService } from '../src/service.ts';
+import { startService, type RunningService, type StartOptions } from '../src/service.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
@@ -43,7 +43,7 @@ export interface TestService extends RunningService {
  */
 export async function startTestService(
   t: TestContext,
-  options: { env?: Record<string, string>; now?: () => number; dir?: string } = {},
+  options: { env?: Record<string, string>; dir?: string } & Omit<StartOptions, 'log'> = {},
 ): Promise<TestService> {
   const dir = options.dir ?? tempDir(t);
   const dbPath = path.join(dir, 'service.db');
@@ -56,7 +56,8 @@ export async function startTestService(
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];
-  const service = await startService(config, { now: options.now, log: (entry) => logs.push(entry) });
+  const { env: _env, dir: _dir, ...startOptions } = options;
+  const service = await startService(config, { ...startOptions, log: (entry) => logs.push(entry) });
   t.after(() => service.close());
   return Object.assign(service, { dbPath, logs });
 }
