@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { FIXTURE_LISTINGS, newKey, request, ROOT, startTestService, tempDir, type ApiResponse } from './helpers.ts';
+import { newKey, request, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
   const service = await startTestService(t);
@@ -33,25 +32,9 @@ test('conversations and idempotency records survive a restart', async (t) => {
 });
 
 test('the credential appears only in the creation response: not in output, other responses or the database', async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'service.db');
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', DB_PATH: dbPath, LISTINGS_PATH: FIXTURE_LISTINGS, POLL_INTERVAL_SECONDS: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const url = await new Promise<string>((resolve) => {
-    const check = () => {
-      const found = /Listening on (\S+)/.exec(output);
-      if (found) resolve(found[1] as string);
-      else setTimeout(check, 20);
-    };
-    check();
-  });
+  const dbPath = path.join(tempDir(t), 'service.db');
+  const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
+  const url = server.url;
 
   const opened = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'secret plans' } });
   const other = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'other' } });
@@ -75,9 +58,8 @@ test('the credential appears only in the creation response: not in output, other
     for (const [name, value] of response.headers) assert.ok(!value.includes(token), name);
   }
 
-  const exit = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exit;
+  assert.equal(await server.stop('SIGTERM'), 0);
+  const output = server.output();
   assert.ok(output.includes('"status":201'), 'the request log was written');
   assert.ok(!output.includes(token), 'the token is not in the server output');
   assert.ok(!output.includes('secret plans'), 'message text is not logged');

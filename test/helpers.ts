@@ -149,3 +149,42 @@ export function runNode(
     child.stdin.end(options.input ?? '');
   });
 }
+
+export interface ServerProcess {
+  readonly url: string;
+  /** Everything the process printed so far, stdout and stderr together. */
+  output(): string;
+  /** Sends the signal and waits for the exit code. */
+  stop(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs `npm start`'s entry point as a child process and waits for its start-up line. */
+export async function startServerProcess(t: TestContext, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LISTINGS_PATH: FIXTURE_LISTINGS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const found = /^Listening on (\S+)/m.exec(output);
+      if (found) resolve(found[1] as string);
+      else if (child.exitCode !== null) reject(new Error(`the server exited: ${output}`));
+      else setTimeout(check, 10);
+    };
+    check();
+  });
+  return {
+    url,
+    output: () => output,
+    stop(signal) {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { FIXTURE_LISTINGS, ROOT, runNode, tempDir } from './helpers.ts';
+import { runNode, startServerProcess, tempDir } from './helpers.ts';
 
 const MAIN = 'src/main.ts';
 
@@ -89,28 +89,34 @@ test('a database from a newer release is refused at start', async (t) => {
 });
 
 test('npm start prints one line with the URL, serves, and exits 0 on SIGTERM', async (t) => {
-  const dir = tempDir(t);
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', DB_PATH: path.join(dir, 's.db'), LISTINGS_PATH: FIXTURE_LISTINGS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => child.kill('SIGKILL'));
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const found = /^Listening on (http:\/\/\S+)/m.exec(output);
-      if (found) resolve(found[1] as string);
-    });
-    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
-  });
-  const response = await fetch(`${url}/api/v1/directory?limit=1`);
+  const server = await startServerProcess(t, { DB_PATH: path.join(tempDir(t), 's.db') });
+  assert.match(server.output(), /^Listening on http:\/\/127\.0\.0\.1:\d+ \(database .*s\.db\)\n$/);
+  const response = await fetch(`${server.url}/api/v1/directory?limit=1`);
   assert.equal(response.status, 200);
   assert.equal(((await response.json()) as { total: number }).total, 12);
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  assert.equal(await exit, 0);
+  assert.equal(await server.stop('SIGTERM'), 0);
+});
+
+test('SIGINT also shuts down gracefully, letting a request in flight finish', async (t) => {
+  const server = await startServerProcess(t, { DB_PATH: path.join(tempDir(t), 's.db') });
+  const { hostname, port } = new URL(server.url);
+  const body = JSON.stringify({ message: 'in flight during shutdown' });
+  // Headers now, the body after the signal: the request is in flight when SIGINT lands.
+  const socket = net.connect(Number(port), hostname);
+  await new Promise((resolve) => socket.on('connect', resolve));
+  socket.write(
+    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+      `Idempotency-Key: in-flight-key-1\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  let answer = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const stopped = server.stop('SIGINT');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.end(body);
+  assert.equal(await stopped, 0);
+  assert.match(answer, /^HTTP\/1\.1 201 /);
+  assert.match(server.output(), /SIGINT received/);
 });
 
 test('a read-only database file stops start-up instead of failing later', { skip: process.getuid?.() === 0 && 'root ignores file permissions' }, async (t) => {
