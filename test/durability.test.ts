@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { newKey, request, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
+import { newKey, request, runNode, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
   const service = await startTestService(t);
@@ -31,7 +31,7 @@ test('conversations and idempotency records survive a restart', async (t) => {
   assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'two']);
 });
 
-test('the credential appears only in the creation response: not in output, other responses or the database', async (t) => {
+test('the credential appears only in the creation response: not in server or owner output, other responses or the database', async (t) => {
   const dbPath = path.join(tempDir(t), 'service.db');
   const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
   const url = server.url;
@@ -58,8 +58,26 @@ test('the credential appears only in the creation response: not in output, other
     for (const [name, value] of response.headers) assert.ok(!value.includes(token), name);
   }
 
+  const ownerOutputs = await Promise.all(
+    [['inbox', '--all'], ['inbox', '--json'], ['show', id], ['show', id, '--json'], ['export'], ['stats', '--json'], ['reply', id, 'owner answer']].map(
+      (args) => runNode(['src/owner.ts', ...args], { env: { DB_PATH: dbPath } }),
+    ),
+  );
+  for (const result of ownerOutputs) {
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(!(result.stdout + result.stderr).includes(token), 'the owner script never prints the credential');
+  }
+  assert.ok(ownerOutputs[4]?.stdout.includes('secret plans'), 'the export holds the messages');
+
   assert.equal(await server.stop('SIGTERM'), 0);
   const output = server.output();
+  const [startLine, ...logLines] = output.trim().split('\n').filter((line) => !line.startsWith('SIGTERM'));
+  assert.match(startLine as string, /^Listening on /);
+  for (const line of logLines) {
+    const entry = JSON.parse(line);
+    assert.deepEqual(Object.keys(entry), ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'], line);
+  }
+  assert.equal(logLines.length, responses.length + 2, 'one JSON line per request');
   assert.ok(output.includes('"status":201'), 'the request log was written');
   assert.ok(!output.includes(token), 'the token is not in the server output');
   assert.ok(!output.includes('secret plans'), 'message text is not logged');
