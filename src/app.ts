@@ -18,12 +18,30 @@ export interface AppOptions {
 
 export type App = ReturnType<typeof createApp>;
 
+/**
+ * One JSON line per entry on stdout, written once per event-loop turn: a write to a pipe
+ * or file is a system call, and under load many requests finish in the same turn.
+ */
+function createStdoutLog(): Log {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    process.stdout.write(pending.join(''));
+    pending = [];
+  };
+  process.on('exit', flush);
+  return (entry) => {
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(`${JSON.stringify(entry)}\n`);
+  };
+}
+
 const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
 
 /** `config.publicBaseUrl` must be resolved: the server's own URL when none was configured. */
 export function createApp(config: Config & { publicBaseUrl: string }, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
-  const log = options.log ?? ((entry) => process.stdout.write(`${JSON.stringify(entry)}\n`));
+  const log = options.log ?? createStdoutLog();
   const limits = {
     requests: createRequestLimiter(config.requestLimitPerMinute),
     openings: createHourlyLimiter(config.createLimitPerHour),

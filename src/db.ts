@@ -78,6 +78,37 @@ export interface InboxRow extends ConversationRow {
 /** The result of a write that counts toward the shared daily maximum. */
 export type CountedWrite<T> = { ok: true; value: T } | { ok: false; reason: 'daily-limit' | 'closed' };
 
+/** What became of a client's opening, decided inside the transaction. */
+export type OpeningResult = { kind: 'created'; message: MessageRow } | { kind: 'key-used' } | { kind: 'daily-limit' };
+
+/** What became of a follow-up, decided inside the transaction, in the contract's order. */
+export type FollowUpResult =
+  | { kind: 'created' | 'duplicate'; message: MessageRow }
+  | { kind: 'key-conflict' | 'closed' | 'daily-limit' };
+
+export interface OpeningInput {
+  id: string;
+  tokenHash: Uint8Array;
+  creationKey: string;
+  metadata: string;
+  message: string;
+  createdAt: string;
+  expiresAt: string;
+  day: string;
+  dailyLimit: number;
+}
+
+export interface AppendInput {
+  conversationId: string;
+  author: Author;
+  message: string;
+  idempotencyKey: string | null;
+  createdAt: string;
+  day: string;
+  /** null: not limited (the owner's --force), but still counted */
+  dailyLimit: number | null;
+}
+
 const CONVERSATION_COLUMNS = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
 
 export type Store = ReturnType<typeof openStore>;
@@ -176,12 +207,92 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     }
   }
 
+  /**
+   * Group commit for the server: every write queued during one event-loop turn runs in
+   * one transaction, each in its own savepoint so that one failure spoils no other, and
+   * one COMMIT (one fsync) makes them durable together. No promise settles before the
+   * COMMIT returns, so an answer still means "on disk".
+   */
+  let queued: { write: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void }[] = [];
+  function commitQueued(): void {
+    const batch = queued;
+    queued = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      for (const { write } of batch) {
+        db.exec('SAVEPOINT request');
+        try {
+          outcomes.push({ ok: true, value: write() });
+          db.exec('RELEASE request');
+        } catch (error) {
+          // On a full disk or an I/O error SQLite may have rolled the whole transaction back.
+          if (!db.isTransaction) throw error;
+          db.exec('ROLLBACK TO request');
+          db.exec('RELEASE request');
+          outcomes.push({ ok: false, error });
+        }
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      for (const { reject } of batch) reject(err);
+      return;
+    }
+    batch.forEach(({ resolve, reject }, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) resolve(outcome.value);
+      else reject(outcome.error);
+    });
+  }
+  function groupCommit<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(commitQueued);
+      queued.push({ write, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
   /** Inside a transaction: false when the day's maximum is reached, else counts one message. */
   function countTowardDailyLimit(day: string, dailyLimit: number): boolean {
     const row = sql.dailyCount.get(day) as { count: number } | undefined;
     if (dailyLimit > 0 && (row?.count ?? 0) >= dailyLimit) return false;
     sql.incrementDailyCount.run(day);
     return true;
+  }
+
+  /** Creates a conversation with its opening message as seq 1, counted toward the day. */
+  function openConversation(input: OpeningInput): OpeningResult {
+    if (sql.creationKeyExists.get(input.creationKey) !== undefined) return { kind: 'key-used' };
+    if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { kind: 'daily-limit' };
+    sql.insertConversation.run(input.id, input.tokenHash, input.creationKey, input.metadata, input.createdAt, input.expiresAt);
+    sql.insertMessage.run(input.id, 1, 'client', input.message, input.createdAt, null);
+    return { kind: 'created', message: { seq: 1, author: 'client', message: input.message, created_at: input.createdAt } };
+  }
+
+  /** A client's follow-up: an identical retry is answered from its record before anything else. */
+  function followUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult {
+    const original = sql.messageByKey.get(input.conversationId, input.idempotencyKey) as MessageRow | undefined;
+    if (original) return original.message === input.message ? { kind: 'duplicate', message: original } : { kind: 'key-conflict' };
+    const result = appendMessage({ ...input, author: 'client' });
+    return result.ok ? { kind: 'created', message: result.value } : { kind: result.reason };
+  }
+
+  /**
+   * Appends a message with the next seq and moves the status: a client message makes
+   * the conversation open, an owner reply answered. A closed conversation takes no
+   * message (checked inside the transaction, as the owner may close it at any time).
+   */
+  function appendMessage(input: AppendInput): CountedWrite<MessageRow> {
+    const conversation = sql.conversationById.get(input.conversationId) as ConversationRow | undefined;
+    if (!conversation) throw new Error(`conversation ${input.conversationId} disappeared`);
+    if (conversation.status === 'closed') return { ok: false, reason: 'closed' };
+    if (input.dailyLimit === null) sql.incrementDailyCount.run(input.day);
+    else if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { ok: false, reason: 'daily-limit' };
+    const seq = conversation.last_seq + 1;
+    sql.insertMessage.run(input.conversationId, seq, input.author, input.message, input.createdAt, input.idempotencyKey);
+    const status: ConversationStatus = input.author === 'owner' ? 'answered' : 'open';
+    sql.advanceConversation.run(seq, status, input.author, seq, input.conversationId);
+    return { ok: true, value: { seq, author: input.author, message: input.message, created_at: input.createdAt } };
   }
 
   return {
@@ -205,62 +316,17 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     conversationByTokenHash: (hash: Uint8Array) =>
       sql.conversationByTokenHash.get(hash) as ConversationRow | undefined,
     creationKeyExists: (key: string) => sql.creationKeyExists.get(key) !== undefined,
-    messageByKey: (conversationId: string, key: string) =>
-      sql.messageByKey.get(conversationId, key) as MessageRow | undefined,
     messagesAfter: (conversationId: string, after: number, limit: number) =>
       sql.messagesAfter.all(conversationId, after, limit) as unknown as MessageRow[],
     dailyCount: (day: string) => (sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0,
 
-    /** Creates a conversation with its opening message as seq 1, counted toward the day. */
-    createConversation(input: {
-      id: string;
-      tokenHash: Uint8Array;
-      creationKey: string;
-      metadata: string;
-      message: string;
-      createdAt: string;
-      expiresAt: string;
-      day: string;
-      dailyLimit: number;
-    }): CountedWrite<MessageRow> {
-      return tx(() => {
-        if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { ok: false, reason: 'daily-limit' } as const;
-        sql.insertConversation.run(
-          input.id, input.tokenHash, input.creationKey, input.metadata, input.createdAt, input.expiresAt,
-        );
-        sql.insertMessage.run(input.id, 1, 'client', input.message, input.createdAt, null);
-        return { ok: true, value: { seq: 1, author: 'client', message: input.message, created_at: input.createdAt } } as const;
-      });
-    },
-
-    /**
-     * Appends a message with the next seq and moves the status: a client message makes
-     * the conversation open, an owner reply answered. A closed conversation takes no
-     * message (checked inside the transaction, as the owner may close it at any time).
-     * Counted toward the day unless dailyLimit is null (the owner's --force).
-     */
-    appendMessage(input: {
-      conversationId: string;
-      author: Author;
-      message: string;
-      idempotencyKey: string | null;
-      createdAt: string;
-      day: string;
-      dailyLimit: number | null;
-    }): CountedWrite<MessageRow> {
-      return tx(() => {
-        const conversation = sql.conversationById.get(input.conversationId) as ConversationRow | undefined;
-        if (!conversation) throw new Error(`conversation ${input.conversationId} disappeared`);
-        if (conversation.status === 'closed') return { ok: false, reason: 'closed' } as const;
-        if (input.dailyLimit === null) sql.incrementDailyCount.run(input.day);
-        else if (!countTowardDailyLimit(input.day, input.dailyLimit)) return { ok: false, reason: 'daily-limit' } as const;
-        const seq = conversation.last_seq + 1;
-        sql.insertMessage.run(input.conversationId, seq, input.author, input.message, input.createdAt, input.idempotencyKey);
-        const status: ConversationStatus = input.author === 'owner' ? 'answered' : 'open';
-        sql.advanceConversation.run(seq, status, input.author, seq, input.conversationId);
-        return { ok: true, value: { seq, author: input.author, message: input.message, created_at: input.createdAt } } as const;
-      });
-    },
+    /** The server's opening: key check, daily maximum and insert, group-committed. */
+    submitOpening: (input: OpeningInput) => groupCommit(() => openConversation(input)),
+    /** The server's follow-up: idempotency, state, daily maximum and insert, group-committed. */
+    submitFollowUp: (input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }) =>
+      groupCommit(() => followUp(input)),
+    /** The owner's reply (or any message), in a transaction of its own. */
+    appendMessage: (input: AppendInput) => tx(() => appendMessage(input)),
 
     /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
     conversationIdsByPrefix: (prefix: string) =>

@@ -2,7 +2,8 @@
 // Searching in JS gives the Unicode-aware case folding the contract asks for (SQLite's
 // lower() and LIKE fold ASCII only) and makes `%` and `_` in `q` literal for free.
 // The snapshot is rebuilt when PRAGMA data_version says another connection (the owner
-// script) committed, so listing changes show on the very next request.
+// script) committed, so listing changes show on the very next request. Answers are kept
+// as ready bytes per query until then: the directory is read far more than it changes.
 
 import type { Store } from './db.ts';
 
@@ -14,8 +15,11 @@ interface Entry {
   readonly name: string; // lower-cased, for sorting
   readonly category: string; // lower-cased
   readonly searchable: readonly string[]; // lower-cased name, slug, description, category and tags
-  readonly json: string; // the listing exactly as served
+  readonly json: string; // the listing exactly as served, inside list answers
+  readonly bytes: Buffer; // the same, as the single-listing answer
 }
+
+const MAX_CACHED_ANSWERS = 1000; // distinct queries kept; past this the cache starts over
 
 export interface DirectoryQuery {
   readonly kind: Kind | null;
@@ -30,10 +34,12 @@ export function createDirectory(store: Store) {
   let entries: Entry[] = [];
   let bySlug = new Map<string, Entry>();
   let loadedVersion = -1;
+  let answers = new Map<string, Buffer>();
 
   function refresh(): void {
     const version = store.dataVersion();
     if (version === loadedVersion) return;
+    answers = new Map();
     entries = store
       .listingTexts()
       .map((json) => toEntry(json))
@@ -43,11 +49,14 @@ export function createDirectory(store: Store) {
   }
 
   return {
-    /** The list body `{ items, total, limit, offset, next_offset }` as JSON text. */
-    list(query: DirectoryQuery): string {
+    /** The list body `{ items, total, limit, offset, next_offset }` as JSON bytes. */
+    list(query: DirectoryQuery): Buffer {
       refresh();
       const needle = query.q.toLowerCase();
       const category = query.category.toLowerCase();
+      const key = `${query.kind}\u0000${query.limit}\u0000${query.offset}\u0000${category}\u0000${needle}`;
+      const cached = answers.get(key);
+      if (cached) return cached;
       const matches = entries.filter(
         (entry) =>
           (query.kind === null || entry.kind === query.kind) &&
@@ -56,16 +65,19 @@ export function createDirectory(store: Store) {
       );
       const page = matches.slice(query.offset, query.offset + query.limit);
       const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
-      return (
+      const answer = Buffer.from(
         `{"items":[${page.map((entry) => entry.json).join(',')}],"total":${matches.length},` +
-        `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}`
+          `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}`,
       );
+      if (answers.size >= MAX_CACHED_ANSWERS) answers = new Map();
+      answers.set(key, answer);
+      return answer;
     },
 
-    /** One listing as JSON text, or undefined. */
-    get(slug: string): string | undefined {
+    /** One listing as JSON bytes, or undefined. */
+    get(slug: string): Buffer | undefined {
       refresh();
-      return bySlug.get(slug)?.json;
+      return bySlug.get(slug)?.bytes;
     },
   };
 }
@@ -80,6 +92,7 @@ function toEntry(json: string): Entry {
     category: (listing.category as string).toLowerCase(),
     searchable: searchable.map((text) => (text ?? '').toLowerCase()),
     json,
+    bytes: Buffer.from(json),
   };
 }
 

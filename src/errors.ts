@@ -8,7 +8,11 @@ export class HttpError extends Error {
   readonly headers: Headers;
 
   constructor(status: number, message: string, headers: Headers = {}) {
+    // A refusal is expected, not a bug: capturing a stack trace would cost more than the rest of it.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.status = status;
     this.headers = headers;
   }

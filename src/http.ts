@@ -19,18 +19,19 @@ export interface RequestContext {
 
 export interface Reply {
   readonly status: number;
-  /** JSON text, or a value to serialise */
-  readonly body: string | object;
+  /** JSON text or bytes, or a value to serialise */
+  readonly body: string | Buffer | object;
   readonly headers?: Headers;
 }
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const CORS_HEADERS: Headers = {
-  'access-control-allow-origin': '*', // the credential is a header, never a cookie
-  'access-control-expose-headers': 'Retry-After, WWW-Authenticate, X-Request-Id',
-};
+const SHARED_HEADERS: readonly string[] = [
+  'access-control-allow-origin', '*', // the credential is a header, never a cookie
+  'access-control-expose-headers', 'Retry-After, WWW-Authenticate, X-Request-Id',
+  'x-content-type-options', 'nosniff',
+];
 const PRIVATE_PREFIX = '/api/v1/conversations';
 const EXEMPT_FROM_RATE_LIMIT = '/api/v1/health'; // monitors may poll it freely
 
@@ -59,30 +60,29 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const started = performance.now();
     const requestId = randomUUID();
     const clientAddress = clientAddressOf(req, app.config.trustProxy);
+    const method = req.method ?? 'GET';
+    const { path, rawQuery } = splitTarget(req.url ?? '/');
+    const isPrivate = path.startsWith(PRIVATE_PREFIX);
     let routePattern: string | null = null;
-    res.setHeader('x-request-id', requestId);
-    // 'close' comes for every request, also when the client vanished before an answer.
-    res.on('close', () =>
+
+    const respond = (status: number, body: string | Buffer, headers?: Headers) => {
+      send(res, status, body, requestId, isPrivate, headers);
       app.log({
         time: new Date().toISOString(),
         request_id: requestId,
-        method: req.method,
+        method,
         route: routePattern,
-        status: res.writableFinished ? res.statusCode : null,
+        status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         client: clientAddress,
-        ...(res.writableFinished ? {} : { aborted: true }),
-      }),
-    );
+      });
+    };
 
     try {
-      const { path, rawQuery } = splitTarget(req.url ?? '/');
-      if (path.startsWith(PRIVATE_PREFIX)) res.setHeader('cache-control', 'no-store');
       if (path !== EXEMPT_FROM_RATE_LIMIT) {
         const wait = app.limits.requests.take(clientAddress, app.now());
         if (wait > 0) throw tooManyRequests('Too many requests from your address; slow down and retry after the given seconds.', wait);
       }
-      const method = req.method ?? 'GET';
       const match = router.match(method, path);
       if (match.kind === 'not-found') {
         // The path is not echoed: a client may have put a credential in it by mistake.
@@ -90,7 +90,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       }
       routePattern = match.pattern;
       if (match.kind === 'method-not-allowed') {
-        if (method === 'OPTIONS') return send(res, 204, '', preflightHeaders(match.allow));
+        if (method === 'OPTIONS') return respond(204, '', preflightHeaders(match.allow));
         throw new HttpError(405, `${method} is not allowed on ${match.pattern}; use ${match.allow}.`, { allow: match.allow });
       }
       const query = parseQuery(rawQuery);
@@ -98,27 +98,31 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
         throw new HttpError(400, 'Never put the credential in a URL: send it only as the header Authorization: Bearer <access_token>.');
       }
       const reply = await match.handler({ app, req, query, params: decodeParams(match.params), clientAddress });
-      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-      send(res, reply.status, body, reply.headers);
+      const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
+      respond(reply.status, body, reply.headers);
     } catch (err) {
-      if (err instanceof ClientGoneError) return; // nothing was stored, and nobody is there to answer
+      if (err instanceof ClientGoneError) {
+        // Nothing was stored, and nobody is there to answer: only the log hears of it.
+        app.log({ time: new Date().toISOString(), request_id: requestId, method, route: routePattern, status: null, aborted: true, client: clientAddress });
+        return;
+      }
       const { status, message, headers, expected } = classifyError(err);
       if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: describe(err) });
       if (res.headersSent || res.destroyed || !req.socket.writable) return;
-      send(res, status, errorBody(status, message), status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers);
+      respond(status, errorBody(status, message), status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers);
     }
   }
 
   return (req: IncomingMessage, res: ServerResponse) => void handle(req, res);
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Headers = {}): void {
-  res.writeHead(status, {
-    ...CORS_HEADERS,
-    'x-content-type-options': 'nosniff',
-    ...(body === '' ? {} : { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) }),
-    ...headers,
-  });
+/** Writes the whole answer with one writeHead: the shared headers, then the reply's own. */
+function send(res: ServerResponse, status: number, body: string | Buffer, requestId: string, isPrivate: boolean, headers?: Headers): void {
+  const head = [...SHARED_HEADERS, 'x-request-id', requestId];
+  if (isPrivate) head.push('cache-control', 'no-store');
+  if (body.length > 0) head.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
+  if (headers) for (const name in headers) head.push(name, headers[name] as string);
+  res.writeHead(status, head);
   res.end(body);
 }
 
@@ -130,6 +134,8 @@ function preflightHeaders(allow: string): Headers {
     'access-control-max-age': '86400',
   };
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true }); // fatal: invalid UTF-8 is refused, not replaced
 
 /** Parses and reads a JSON body under the 16 KiB limit: 415, then 413, then 400. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
@@ -145,7 +151,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const bytes = await readBody(req, LIMITS.bodyBytes, tooLarge);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new HttpError(400, 'The body must be UTF-8 encoded JSON.');
   }

@@ -45,9 +45,13 @@ export function createRouter<H>(routes: readonly Route<H>[]) {
     return [...methods, 'OPTIONS'].join(', ');
   }
 
+  const staticPaths = new Map(paths.filter((p) => p.paramNames.length === 0).map((p) => [p.pattern, p]));
+  const paramPaths = paths.filter((p) => p.paramNames.length > 0);
+
   return {
     match(method: string, pathname: string): RouteMatch<H> {
-      for (const compiled of paths) {
+      const exact = staticPaths.get(pathname);
+      for (const compiled of exact ? [exact] : paramPaths) {
         const found = compiled.regex.exec(pathname);
         if (!found) continue;
         const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);

@@ -89,3 +89,23 @@ test('the credential appears only in the creation response: not in server or own
   const digest = createHash('sha256').update(token).digest();
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');
 });
+
+test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
+  const service = await startTestService(t);
+  const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
+  const input = (conversationId: string, n: number) => ({
+    conversationId, message: `batched ${n}`, idempotencyKey: `batch-key-${n}`,
+    createdAt: new Date().toISOString(), day: new Date().toISOString().slice(0, 10), dailyLimit: 0,
+  });
+  // Queued in the same event-loop turn, so they share one transaction and one commit.
+  const results = await Promise.allSettled([
+    service.store.submitFollowUp(input(opened.body.id, 1)),
+    service.store.submitFollowUp(input('00000000-0000-4000-8000-000000000000', 2)), // no such conversation: throws
+    service.store.submitFollowUp(input(opened.body.id, 3)),
+    service.store.submitFollowUp(input(opened.body.id, 1)), // the same key again, in the same batch
+  ]);
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  const values = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
+  assert.deepEqual(values.map((v) => v && v.kind), ['created', null, 'created', 'duplicate']);
+  assert.deepEqual(service.store.allMessages(opened.body.id).map((m) => m.message), ['one', 'batched 1', 'batched 3']);
+});

@@ -75,12 +75,9 @@ export async function createConversation(ctx: RequestContext): Promise<Reply> {
   const body = await readJsonBody(ctx.req);
   const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
   const { message, metadata } = parseCreateBody(body);
-  if (app.store.creationKeyExists(key)) {
-    throw new HttpError(
-      409,
-      'This Idempotency-Key already opened a conversation. Its credential was shown once and is never issued again; if the response was lost, open a new conversation with a new key.',
-    );
-  }
+  // A read-only first look, so that a reused key is not counted by the opening limit;
+  // the transaction below checks again, for concurrent openings with the same key.
+  if (app.store.creationKeyExists(key)) throw creationKeyUsed();
   const now = app.now();
   const wait = app.limits.openings.wait(ctx.clientAddress, now);
   if (wait > 0) {
@@ -92,20 +89,20 @@ export async function createConversation(ctx: RequestContext): Promise<Reply> {
 
   const id = randomUUID();
   const token = randomBytes(32).toString('hex');
-  const createdAt = new Date(now).toISOString();
   const expiresAt = isoDaysLater(now, LIMITS.credentialLifetimeDays);
-  const result = app.store.createConversation({
+  const result = await app.store.submitOpening({
     id,
     tokenHash: hashToken(token),
     creationKey: key,
     metadata: JSON.stringify(metadata),
     message,
-    createdAt,
+    createdAt: new Date(now).toISOString(),
     expiresAt,
     day: utcDay(now),
     dailyLimit: app.config.dailyMessageLimit,
   });
-  if (!result.ok) throw dailyLimitReached(app, now);
+  if (result.kind === 'key-used') throw creationKeyUsed();
+  if (result.kind === 'daily-limit') throw dailyLimitReached(app, now);
   app.limits.openings.record(ctx.clientAddress, now);
   app.notifyOwner({ conversationId: id, seq: 1, agentName: metadata.agent_name ?? '', message });
 
@@ -121,6 +118,13 @@ export async function createConversation(ctx: RequestContext): Promise<Reply> {
       poll_after_seconds: app.config.pollIntervalSeconds,
     },
   };
+}
+
+function creationKeyUsed(): HttpError {
+  return new HttpError(
+    409,
+    'This Idempotency-Key already opened a conversation. Its credential was shown once and is never issued again; if the response was lost, open a new conversation with a new key.',
+  );
 }
 
 /** GET /api/v1/conversations/{id} */
@@ -158,34 +162,30 @@ export const postMessage: AuthenticatedHandler = async (ctx, conversation) => {
   const body = await readJsonBody(ctx.req);
   const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
   const { message } = parseFollowUpBody(body);
-
-  const original = app.store.messageByKey(conversation.id, key);
-  if (original) {
-    if (original.message === message) return { status: 200, body: { message: original, duplicate: true } };
-    throw new HttpError(
-      409,
-      'This Idempotency-Key was already used for a different message in this conversation. Use a new key for each new message.',
-    );
-  }
-
   const now = app.now();
-  const result = app.store.appendMessage({
+  const result = await app.store.submitFollowUp({
     conversationId: conversation.id,
-    author: 'client',
     message,
     idempotencyKey: key,
     createdAt: new Date(now).toISOString(),
     day: utcDay(now),
     dailyLimit: app.config.dailyMessageLimit,
   });
-  if (!result.ok && result.reason === 'closed') {
-    throw new HttpError(410, 'The owner closed this conversation; it can still be read, but takes no new messages. Open a new conversation to continue.');
+  switch (result.kind) {
+    case 'duplicate':
+      return { status: 200, body: { message: result.message, duplicate: true } };
+    case 'key-conflict':
+      throw new HttpError(409, 'This Idempotency-Key was already used for a different message in this conversation. Use a new key for each new message.');
+    case 'closed':
+      throw new HttpError(410, 'The owner closed this conversation; it can still be read, but takes no new messages. Open a new conversation to continue.');
+    case 'daily-limit':
+      throw dailyLimitReached(app, now);
+    case 'created': {
+      const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
+      app.notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message });
+      return { status: 201, body: { message: result.message, duplicate: false } };
+    }
   }
-  if (!result.ok) throw dailyLimitReached(app, now);
-
-  const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
-  app.notifyOwner({ conversationId: conversation.id, seq: result.value.seq, agentName, message });
-  return { status: 201, body: { message: result.value, duplicate: false } };
 };
 
 /** GET /api/v1/conversations/{id}/updates */

@@ -1,0 +1,245 @@
+// `npm run bench [-- --smoke] [-- --scale]`: the service against a bare node:http
+// reference that sends precomputed bytes of the same sizes, both driven by wrk in the same
+// run, each pinned to one core when taskset is there. Writes nothing into the repository.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { seedDatabase } from './seed.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const { values: options } = parseArgs({
+  options: { smoke: { type: 'boolean' }, scale: { type: 'boolean' }, seconds: { type: 'string' } },
+});
+const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
+const CONNECTIONS = 32;
+const SCALE_CONVERSATIONS = options.smoke ? 10_000 : 100_000;
+const SCALE_MESSAGES_EACH = 10;
+const LIFTED_LIMITS = { DAILY_MESSAGE_LIMIT: '0', CREATE_LIMIT_PER_HOUR: '0', REQUEST_LIMIT_PER_MINUTE: '0', POLL_INTERVAL_SECONDS: '0' };
+
+const work = mkdtempSync(path.join(tmpdir(), 'contact-service-bench-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+if (spawnSync('wrk', ['--version']).error) {
+  console.error('wrk is not installed. On Debian or Ubuntu: sudo apt-get install wrk');
+  process.exit(1);
+}
+const canPin = !spawnSync('taskset', ['-c', '0', 'true']).error;
+const pinned = (core: number, command: string[]) => (canPin ? ['taskset', '-c', String(core), ...command] : command);
+
+interface Server {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly startupMs: number;
+  peakRssKb(): number;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a server on core 0 and measures the time to its first 200 from /health (or /). */
+async function startServer(script: string, env: Record<string, string>, readyPath: string): Promise<Server> {
+  const port = await freePort();
+  const [command, ...args] = pinned(0, [process.execPath, script]) as [string, ...string[]];
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    try {
+      if ((await fetch(url + readyPath)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (performance.now() - started > 10_000) throw new Error(`${script} did not answer ${readyPath} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const startupMs = performance.now() - started;
+  return {
+    url,
+    child,
+    startupMs,
+    peakRssKb: () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  /** a new Idempotency-Key per request */
+  readonly uniqueKey?: boolean;
+  readonly expectStatus: number;
+  /** which service instance answers it */
+  readonly target: 'main' | 'limited';
+}
+
+function luaScript(scenario: Scenario): string {
+  const lines = [`wrk.method = "${scenario.method}"`];
+  for (const [name, value] of Object.entries(scenario.headers)) lines.push(`wrk.headers["${name}"] = "${value}"`);
+  if (scenario.body) lines.push(`wrk.body = '${scenario.body}'`);
+  if (scenario.uniqueKey) {
+    lines.push(
+      'local counter = 0',
+      'math.randomseed(os.time())',
+      'local prefix = "bench-" .. os.time() .. "-" .. math.random(1, 1000000000) .. "-"',
+      'request = function()',
+      '  counter = counter + 1',
+      '  wrk.headers["Idempotency-Key"] = prefix .. counter',
+      `  return wrk.format(nil, "${scenario.path}")`,
+      'end',
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Measurement {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly unexpected: number;
+}
+
+function toMs(value: string, unit: string): number {
+  return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
+}
+
+function runWrk(baseUrl: string, scenario: Scenario): Measurement {
+  const script = path.join(work, `${scenario.name.replace(/\W+/g, '-')}.lua`);
+  writeFileSync(script, luaScript(scenario));
+  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, baseUrl + scenario.path]) as [string, ...string[]];
+  const result = spawnSync(command, args, { encoding: 'utf8' });
+  const output = result.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0);
+  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(output);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(output);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+  const total = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
+  const unexpected = scenario.expectStatus < 300 ? non2xx : total - non2xx;
+  return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN, p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN, unexpected };
+}
+
+async function sample(baseUrl: string, scenario: Scenario, key = `bench-sample-${Math.random().toString(36).slice(2)}`) {
+  const headers: Record<string, string> = { ...scenario.headers, ...(scenario.uniqueKey ? { 'idempotency-key': key } : {}) };
+  const response = await fetch(baseUrl + scenario.path, { method: scenario.method, headers, body: scenario.body });
+  const body = await response.text();
+  if (response.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${response.status} ${body}`);
+  const kept = ['content-type', 'cache-control', 'retry-after', 'www-authenticate', 'access-control-allow-origin', 'x-request-id', 'access-control-expose-headers', 'x-content-type-options'];
+  return { status: response.status, headers: Object.fromEntries(kept.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name)!]] : []))), body };
+}
+
+/** Opens a conversation on a service and returns its id and credential. */
+async function openConversation(baseUrl: string) {
+  const response = await fetch(`${baseUrl}/api/v1/conversations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': `bench-open-${Date.now()}-${Math.random()}` },
+    body: JSON.stringify({ message: 'Benchmark conversation.', metadata: { agent_name: 'bench' } }),
+  });
+  const body = (await response.json()) as { id: string; access_token: string };
+  return { id: body.id, token: body.access_token };
+}
+
+/** The search term whose matches are nearest to 10% of the listings. */
+async function tenPercentQuery(baseUrl: string): Promise<string> {
+  const total = ((await (await fetch(`${baseUrl}/api/v1/directory?limit=1`)).json()) as { total: number }).total;
+  let best = { q: 'api', distance: Infinity };
+  for (const q of ['api', 'open', 'weather', 'research', 'social', 'data', 'maps', 'search', 'science', 'chat', 'forum', 'python']) {
+    const found = ((await (await fetch(`${baseUrl}/api/v1/directory?q=${q}&limit=1`)).json()) as { total: number }).total;
+    const distance = Math.abs(found / total - 0.1);
+    if (distance < best.distance) best = { q, distance };
+  }
+  return best.q;
+}
+
+async function scenariosFor(main: Server, limited: Server): Promise<Scenario[]> {
+  const conversation = await openConversation(main.url);
+  const capped = await openConversation(limited.url); // uses the limited service's one message of the day
+  const q = await tenPercentQuery(main.url);
+  const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+  const json = { 'Content-Type': 'application/json' };
+  return [
+    { name: 'directory page (limit 30)', method: 'GET', path: '/api/v1/directory?limit=30', headers: {}, expectStatus: 200, target: 'main' },
+    { name: `directory search (q=${q})`, method: 'GET', path: `/api/v1/directory?q=${q}`, headers: {}, expectStatus: 200, target: 'main' },
+    { name: 'one listing', method: 'GET', path: '/api/v1/directory/open-meteo', headers: {}, expectStatus: 200, target: 'main' },
+    { name: 'updates poll', method: 'GET', path: `/api/v1/conversations/${conversation.id}/updates?after=1`, headers: auth(conversation.token), expectStatus: 200, target: 'main' },
+    { name: 'follow-up POST (sync FULL)', method: 'POST', path: `/api/v1/conversations/${conversation.id}/messages`, headers: { ...auth(conversation.token), ...json }, body: '{"message":"A benchmark follow-up message."}', uniqueKey: true, expectStatus: 201, target: 'main' },
+    { name: 'refused: unknown credential (401)', method: 'GET', path: `/api/v1/conversations/${conversation.id}/updates`, headers: auth('f'.repeat(64)), expectStatus: 401, target: 'main' },
+    { name: 'refused: daily maximum (429)', method: 'POST', path: `/api/v1/conversations/${capped.id}/messages`, headers: { ...auth(capped.token), ...json }, body: '{"message":"Over the daily maximum."}', uniqueKey: true, expectStatus: 429, target: 'limited' },
+  ];
+}
+
+const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+async function main() {
+  console.log(`Benchmark: wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run; ${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}\n`);
+  const dbPath = path.join(work, 'empty.db');
+  const main = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: dbPath }, '/api/v1/health');
+  const limited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: path.join(work, 'limited.db') }, '/api/v1/health');
+  const scenarios = await scenariosFor(main, limited);
+
+  const canned: Record<string, Awaited<ReturnType<typeof sample>>> = {};
+  for (const scenario of scenarios) canned[`${scenario.method} ${scenario.path}`] = await sample(scenario.target === 'main' ? main.url : limited.url, scenario);
+  const responsesFile = path.join(work, 'responses.json');
+  writeFileSync(responsesFile, JSON.stringify(canned));
+  const reference = await startServer('test/bench/reference.ts', { RESPONSES_FILE: responsesFile }, `/api/v1/directory/open-meteo`);
+
+  const results: { scenario: Scenario; reference: Measurement; service: Measurement }[] = [];
+  for (const scenario of scenarios) {
+    const service = scenario.target === 'main' ? main : limited;
+    results.push({ scenario, reference: runWrk(reference.url, scenario), service: runWrk(service.url, scenario) });
+  }
+  const rss = { reference: reference.peakRssKb(), service: main.peakRssKb() };
+
+  const header = `${'scenario'.padEnd(36)} ${'reference req/s'.padStart(15)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'ratio'.padStart(5)}`;
+  console.log(header);
+  console.log('-'.repeat(header.length));
+  for (const { scenario, reference: r, service: s } of results) {
+    const warn = s.unexpected > 0 ? `  (${s.unexpected} unexpected statuses)` : '';
+    console.log(
+      `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)}   ` +
+        `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)}   ${format(s.rps / r.rps, 2).padStart(5)}${warn}`,
+    );
+  }
+  console.log(`\npeak RSS: reference ${format(rss.reference / 1024, 1)} MiB, service ${format(rss.service / 1024, 1)} MiB (ratio ${format(rss.service / rss.reference, 2)})`);
+  console.log(`start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms`);
+
+  if (options.scale) {
+    await main.stop();
+    const seededPath = path.join(work, 'seeded.db');
+    const seedStart = performance.now();
+    seedDatabase(seededPath, SCALE_CONVERSATIONS, SCALE_MESSAGES_EACH);
+    console.log(`\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages in ${format((performance.now() - seedStart) / 1000, 1)} s`);
+    const seeded = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: seededPath }, '/api/v1/health');
+    console.log(`start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms\n`);
+    const seededScenarios = await scenariosFor(seeded, limited);
+    console.log(`${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'seeded/empty'.padStart(12)}`);
+    for (const [index, scenario] of seededScenarios.entries()) {
+      const empty = results[index]!.service;
+      const measured = runWrk(scenario.target === 'main' ? seeded.url : limited.url, scenario);
+      console.log(`${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)}   ${format(measured.rps).padStart(12)} ${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)}   ${format(measured.rps / empty.rps, 2).padStart(12)}`);
+    }
+    await seeded.stop();
+  } else {
+    await main.stop();
+  }
+  await Promise.all([limited.stop(), reference.stop()]);
+}
+
+await main();
