@@ -35,8 +35,14 @@ export function createDirectory(store: Store) {
   let bySlug = new Map<string, Entry>();
   let loadedVersion = -1;
   let answers = new Map<string, Buffer>();
+  let checkedThisTurn = false;
 
+  // Asked once per event-loop turn: requests in the same turn are concurrent with any
+  // owner commit anyway, and the next turn sees it.
   function refresh(): void {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(() => (checkedThisTurn = false));
     const version = store.dataVersion();
     if (version === loadedVersion) return;
     answers = new Map();

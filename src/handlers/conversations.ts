@@ -2,7 +2,7 @@
 // Checks run in the contract's order: authentication → content type → size → body and
 // key validation → idempotency → state → limits → the write.
 
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { App } from '../app.ts';
 import type { ConversationRow, MessageRow } from '../db.ts';
 import { HttpError, tooManyRequests } from '../errors.ts';
@@ -23,7 +23,7 @@ type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow)
 
 /** The SHA-256 of a credential: the only form in which it is stored or looked up. */
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** Guard: the Bearer credential must belong to the conversation in the path. */
@@ -32,8 +32,9 @@ export function authenticated(handler: AuthenticatedHandler): Handler {
 }
 
 function authenticate(ctx: RequestContext): ConversationRow {
-  const headers = ctx.req.headersDistinct.authorization ?? [];
-  const token = headers.length === 1 ? /^Bearer +([0-9a-f]{64})$/i.exec(headers[0] as string)?.[1] : undefined;
+  const header = ctx.req.headers.authorization; // Node keeps the first of repeated ones…
+  const repeated = countHeader(ctx.req.rawHeaders, 'authorization') > 1; // …so count them ourselves
+  const token = header && !repeated ? /^Bearer +([0-9a-f]{64})$/i.exec(header)?.[1] : undefined;
   if (token === undefined || token !== token.toLowerCase()) {
     throw new HttpError(
       401,
@@ -55,6 +56,12 @@ function authenticate(ctx: RequestContext): ConversationRow {
     throw new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
   }
   return conversation;
+}
+
+function countHeader(rawHeaders: string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if ((rawHeaders[i] as string).toLowerCase() === name) count++;
+  return count;
 }
 
 function conversationUrls(app: App, id: string) {

@@ -28,6 +28,23 @@ if (spawnSync('wrk', ['--version']).error) {
   process.exit(1);
 }
 const canPin = !spawnSync('taskset', ['-c', '0', 'true']).error;
+
+/**
+ * Both servers are launched exactly as `npm start` launches the service: the same
+ * environment assignments and Node flags, read from package.json, so that the ratio
+ * compares the application code and nothing else.
+ */
+function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+  const words = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0]?.includes('=')) {
+    const [name, value] = (words.shift() as string).split('=') as [string, string];
+    env[name] = value;
+  }
+  if (words.shift() !== 'node') throw new Error('npm start is expected to run node');
+  return { env, nodeArgs: words.slice(0, -1) }; // the last word is the script
+}
+const launch = startCommand();
 const pinned = (core: number, command: string[]) => (canPin ? ['taskset', '-c', String(core), ...command] : command);
 
 interface Server {
@@ -50,9 +67,9 @@ function freePort(): Promise<number> {
 /** Starts a server on core 0 and measures the time to its first 200 from /health (or /). */
 async function startServer(script: string, env: Record<string, string>, readyPath: string): Promise<Server> {
   const port = await freePort();
-  const [command, ...args] = pinned(0, [process.execPath, script]) as [string, ...string[]];
+  const [command, ...args] = pinned(0, [process.execPath, ...launch.nodeArgs, script]) as [string, ...string[]];
   const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...launch.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
@@ -188,7 +205,8 @@ async function scenariosFor(main: Server, limited: Server): Promise<Scenario[]> 
 const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 async function main() {
-  console.log(`Benchmark: wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run; ${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}\n`);
+  console.log(`Benchmark: wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run; ${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`);
+  console.log(`Both servers run as npm start does: ${Object.entries(launch.env).map(([k, v]) => `${k}=${v} `).join('')}node ${launch.nodeArgs.join(' ')}\n`);
   const dbPath = path.join(work, 'empty.db');
   const main = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: dbPath }, '/api/v1/health');
   const limited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: path.join(work, 'limited.db') }, '/api/v1/health');
