@@ -22,6 +22,25 @@ export interface Reply {
   /** JSON text or bytes, or a value to serialise */
   readonly body: string | Buffer | object;
   readonly headers?: Headers;
+  /** application/json unless said otherwise */
+  readonly contentType?: string;
+}
+
+// Public answers may be stored, but are revalidated every time: the owner's listing
+// changes show on the next request, and an unchanged answer costs a 304 and no body.
+const PUBLIC_CACHE_CONTROL = 'public, no-cache';
+
+/** A 200 with the answer's ETag, or a 304 when the client's If-None-Match already has it. */
+export function conditionalReply(req: IncomingMessage, answer: { bytes: Buffer; etag: string }, contentType?: string): Reply {
+  const headers = { etag: answer.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, answer.etag)) return { status: 304, body: '', headers };
+  return { status: 200, body: answer.bytes, headers, contentType };
+}
+
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
@@ -65,8 +84,8 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const isPrivate = path.startsWith(PRIVATE_PREFIX);
     let routePattern: string | null = null;
 
-    const respond = (status: number, body: string | Buffer, headers?: Headers) => {
-      send(res, status, body, requestId, isPrivate, headers);
+    const respond = (status: number, body: string | Buffer, headers?: Headers, contentType = JSON_TYPE) => {
+      send(res, status, body, requestId, isPrivate, headers, contentType);
       app.log({
         time: new Date().toISOString(),
         request_id: requestId,
@@ -107,7 +126,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
 
     function succeed(reply: Reply): void {
       const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
-      respond(reply.status, body, reply.headers);
+      respond(reply.status, body, reply.headers, reply.contentType);
     }
 
     function fail(err: unknown): void {
@@ -131,11 +150,13 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
  * The body goes out as bytes: Node writes a string body by joining it to the head and
  * encoding both at write time, which measured slower than handing it bytes.
  */
-function send(res: ServerResponse, status: number, body: string | Buffer, requestId: string, isPrivate: boolean, headers?: Headers): void {
+function send(
+  res: ServerResponse, status: number, body: string | Buffer, requestId: string, isPrivate: boolean, headers: Headers | undefined, contentType: string,
+): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const head = [...SHARED_HEADERS, 'x-request-id', requestId];
   if (isPrivate) head.push('cache-control', 'no-store');
-  if (bytes.length > 0) head.push('content-type', JSON_TYPE, 'content-length', String(bytes.length));
+  if (bytes.length > 0) head.push('content-type', contentType, 'content-length', String(bytes.length));
   if (headers) for (const name in headers) head.push(name, headers[name] as string);
   res.writeHead(status, head);
   res.end(bytes);

@@ -10,13 +10,15 @@ import {
   pollUpdates,
   postMessage,
 } from './handlers/conversations.ts';
-import { contactInfo, getListing, health, listDirectory } from './handlers/public.ts';
+import { homePage, htmlPage, listingPage, llmsTxt } from './handlers/pages.ts';
+import { contactInfo, getListing, health, listDirectory, openApi } from './handlers/public.ts';
 import type { Handler } from './http.ts';
 import type { Route } from './router.ts';
 
 export const routes: readonly Route<Handler>[] = [
   { method: 'GET', pattern: '/api/v1/health', handler: health },
   { method: 'GET', pattern: '/api/v1/contact-info', handler: contactInfo },
+  { method: 'GET', pattern: '/api/v1/openapi.json', handler: openApi },
   { method: 'GET', pattern: '/api/v1/directory', handler: listDirectory(null) },
   { method: 'GET', pattern: '/api/v1/communities', handler: listDirectory('community') },
   { method: 'GET', pattern: '/api/v1/tools', handler: listDirectory('tool') },
@@ -26,4 +28,7 @@ export const routes: readonly Route<Handler>[] = [
   { method: 'GET', pattern: '/api/v1/conversations/:id/messages', handler: authenticated(listMessages) },
   { method: 'POST', pattern: '/api/v1/conversations/:id/messages', handler: authenticated(postMessage) },
   { method: 'GET', pattern: '/api/v1/conversations/:id/updates', handler: authenticated(pollUpdates) },
+  { method: 'GET', pattern: '/', handler: htmlPage(homePage) },
+  { method: 'GET', pattern: '/listings/:slug', handler: htmlPage(listingPage) },
+  { method: 'GET', pattern: '/llms.txt', handler: llmsTxt },
 ];

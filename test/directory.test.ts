@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseListings } from '../src/listings.ts';
-import { errorMessage, FIXTURE_LISTINGS, request, ROOT, startTestService } from './helpers.ts';
+import { errorMessage, FIXTURE_LISTINGS, request, ROOT, startTestService, upsertListingsAsOwner } from './helpers.ts';
 
 const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8')) as Record<string, unknown>[];
 const ALL_IN_ORDER = [
@@ -37,7 +37,7 @@ test('the directory lists every listing sorted by name case-insensitively, then 
 test('listings with equal names are ordered by slug', async (t) => {
   const service = await startTestService(t);
   const same = (slug: string) => ({ ...fixture[0], slug, name: 'Same Name' });
-  service.store.upsertListings(parseListings([same('same-b'), same('same-a')]));
+  upsertListingsAsOwner(service.dbPath, [same('same-b'), same('same-a')]);
   const response = await request(service.url, 'GET', '/api/v1/directory?q=same%20name');
   assert.deepEqual(slugs(response.body), ['same-a', 'same-b']);
 });

@@ -61,10 +61,13 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
 
   const failures: string[] = [];
   const statuses = new Map<number, number>();
-  function check(label: string, status: number, text: string, method: string) {
+  function check(label: string, status: number, text: string, method: string, contentType: string | null) {
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     if (status >= 500) failures.push(`${label} → ${status} ${text.slice(0, 200)}`);
-    if (status >= 400 && method !== 'HEAD') {
+    if (status >= 400 && method !== 'HEAD' && contentType?.startsWith('text/html')) {
+      // The web pages answer people with an HTML error page of the same status.
+      if (!text.includes(`<title>Error ${status}</title>`)) failures.push(`${label} → ${status} without the error page`);
+    } else if (status >= 400 && method !== 'HEAD') {
       try {
         const body = JSON.parse(text);
         if (Object.keys(body).join() !== 'error' || body.error.code !== status || typeof body.error.message !== 'string') throw new Error('shape');
@@ -127,7 +130,7 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
       const label = `case ${index} (seed ${SEED}): ${r.method} ${url.slice(0, 120)}`;
       try {
         const response = await fetch(url, { method: r.method, headers: r.headers, body });
-        check(label, response.status, await response.text(), r.method);
+        check(label, response.status, await response.text(), r.method, response.headers.get('content-type'));
       } catch (err) {
         failures.push(`${label} → no answer: ${(err as Error).message}`);
       }
@@ -164,8 +167,10 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
       failures.push(`${label} → no HTTP answer: ${JSON.stringify(answer.slice(0, 100))}`);
       continue;
     }
-    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-    check(label, Number(statusLine[1]), Buffer.from(body, 'latin1').toString('utf8'), method.toUpperCase());
+    const head = answer.slice(0, answer.indexOf('\r\n\r\n'));
+    const body = answer.slice(head.length + 4);
+    const contentType = /^content-type: (.*)$/im.exec(head)?.[1] ?? null;
+    check(label, Number(statusLine[1]), Buffer.from(body, 'latin1').toString('utf8'), method.toUpperCase(), contentType);
   }
 
   t.diagnostic(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);

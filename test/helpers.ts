@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.ts';
+import { openStore } from '../src/db.ts';
+import { parseListings } from '../src/listings.ts';
 import { startService, type RunningService, type StartOptions } from '../src/service.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -187,4 +189,14 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
       return exited;
     },
   };
+}
+
+/** Writes listings through a second connection, as the owner script does. */
+export function upsertListingsAsOwner(dbPath: string, listings: unknown[]): void {
+  const store = openStore(dbPath);
+  try {
+    store.upsertListings(parseListings(listings));
+  } finally {
+    store.close();
+  }
 }

@@ -18,7 +18,7 @@ function rawRequest(url: string, payload: string): Promise<string> {
 
 test('an unknown route gets 404 with the error body', async (t) => {
   const service = await startTestService(t);
-  for (const path of ['/', '/api/v1', '/api/v2/directory', '/api/v1/nothing', '/api/v1/directory/a/b']) {
+  for (const path of ['/nothing', '/api/v1', '/api/v2/directory', '/api/v1/nothing', '/api/v1/directory/a/b', '/listings/a/b']) {
     const response = await request(service.url, 'GET', path);
     assert.match(errorMessage(response, 404), /There is no GET route at this path/, path);
   }

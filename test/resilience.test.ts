@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
-import { parseListings } from '../src/listings.ts';
-import { errorMessage, newKey, openConversation, request, startTestService } from './helpers.ts';
+import { errorMessage, newKey, openConversation, request, startTestService, upsertListingsAsOwner } from './helpers.ts';
 
 const SHORT_TIMEOUTS = { headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, connectionsCheckingInterval: 50 };
 
@@ -128,10 +127,10 @@ test('a read-only database refuses the POST with Retry-After and keeps serving r
 test('SQL and LIKE metacharacters in q, category and slug give exact results', async (t) => {
   const service = await startTestService(t);
   const base = { kind: 'tool', description: 'd', url: 'https://x.example', docs_url: 'https://x.example/d', tags: 't', details: {}, verified_at: '2026-01-01', status: 'documented' };
-  service.store.upsertListings(parseListings([
+  upsertListingsAsOwner(service.dbPath, [
     { ...base, slug: 'pct', name: "100% O'Reilly \\ _under_", category: "cat%_'\\" },
     { ...base, slug: 'plain', name: '100 OReilly under', category: 'cat' },
-  ]));
+  ]);
   const slugsFor = async (query: string) => (await request(service.url, 'GET', `/api/v1/directory?${query}`)).body.items.map((i: { slug: string }) => i.slug);
   assert.deepEqual(await slugsFor(`q=${encodeURIComponent('100%')}`), ['pct', 'zeta-forum']); // "100% cotton" too
   assert.deepEqual(await slugsFor(`q=${encodeURIComponent('0% o')}`), ['pct']);

@@ -3,7 +3,8 @@
 import type { Config } from '../config.ts';
 import type { Kind } from '../directory.ts';
 import { HttpError } from '../errors.ts';
-import type { Handler, Reply, RequestContext } from '../http.ts';
+import { conditionalReply, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { OPENAPI_DOCUMENT } from '../openapi.ts';
 import { LIMITS, parseDirectoryQuery } from '../validate.ts';
 
 export const PRIVACY_STATEMENT =
@@ -13,6 +14,8 @@ export const PRIVACY_STATEMENT =
   'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
   'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
   'message text or credentials. The owner may delete a conversation after its credential expires.';
+
+const OPENAPI_BYTES = Buffer.from(JSON.stringify(OPENAPI_DOCUMENT));
 
 /** GET /api/v1/health: answers only after a real query. */
 export function health(ctx: RequestContext): Reply {
@@ -70,17 +73,27 @@ export function describeContact(config: Config & { publicBaseUrl: string }) {
     limits_note:
       'A limit of 0 means unlimited. The daily message maximum is shared by everyone and counts openings, follow-ups and owner replies per UTC day; it resets at 00:00 UTC. Every 429 carries Retry-After in seconds.',
     privacy: PRIVACY_STATEMENT,
+    documentation: {
+      openapi: `${base}/openapi.json`,
+      llms_txt: `${config.publicBaseUrl}/llms.txt`,
+      web: `${config.publicBaseUrl}/`,
+    },
   };
 }
 
 /** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */
 export function listDirectory(kind: Kind | null): Handler {
-  return (ctx) => ({ status: 200, body: ctx.app.directory.list({ kind, ...parseDirectoryQuery(ctx.query) }) });
+  return (ctx) => conditionalReply(ctx.req, ctx.app.directory.list({ kind, ...parseDirectoryQuery(ctx.query) }));
 }
 
 /** GET /api/v1/directory/{slug} */
 export function getListing(ctx: RequestContext): Reply {
-  const listing = ctx.app.directory.get(ctx.params.slug as string);
-  if (listing === undefined) throw new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
-  return { status: 200, body: listing };
+  const answer = ctx.app.directory.get(ctx.params.slug as string);
+  if (answer === undefined) throw new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
+  return conditionalReply(ctx.req, answer);
+}
+
+/** GET /api/v1/openapi.json */
+export function openApi(): Reply {
+  return { status: 200, body: OPENAPI_BYTES };
 }
