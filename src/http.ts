@@ -60,15 +60,35 @@ export const SERVER_TIMEOUTS = Object.freeze({
   requestTimeout: 30_000, // the whole request, body included, within 30 s
   keepAliveTimeout: 5_000, // an idle kept-alive connection is closed after 5 s
   connectionsCheckingInterval: 1_000, // how often the two timeouts above are enforced
+  shutdownGrace: 5_000, // on shutdown, connections still open after 5 s are closed
 });
 export type ServerTimeouts = { readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 const MAX_HEADER_BYTES = 16_384;
 
 /** The node:http server, with its limits and the answer to requests Node cannot parse. */
 export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): http.Server {
-  const server = http.createServer({ ...timeouts, maxHeaderSize: MAX_HEADER_BYTES });
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = timeouts;
+  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize: MAX_HEADER_BYTES });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerMalformedRequest(err, socket));
   return server;
+}
+
+/**
+ * Stops accepting and resolves once every connection is closed: idle ones at once, busy
+ * ones as soon as their answer is sent, and any left (a client that connected but never
+ * sent a request) after the grace period.
+ */
+export function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 /** The 'request' listener for a route table. */

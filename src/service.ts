@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
 import { openStore, type Store } from './db.ts';
-import { createHttpServer, createRequestHandler, type ServerTimeouts } from './http.ts';
+import { closeGracefully, createHttpServer, createRequestHandler, SERVER_TIMEOUTS, type ServerTimeouts } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
 
@@ -31,7 +31,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     store.close();
     throw err;
   }
-  const server = createHttpServer(options.timeouts);
+  const timeouts = options.timeouts ?? SERVER_TIMEOUTS;
+  const server = createHttpServer(timeouts);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -53,13 +54,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     url,
     store,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          app.stop();
-          store.close();
-          resolve();
-        });
-        server.closeIdleConnections();
+      closing ??= closeGracefully(server, timeouts.shutdownGrace).then(() => {
+        app.stop();
+        store.close();
       });
       return closing;
     },

@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { errorMessage, newKey, openConversation, request, startTestService, upsertListingsAsOwner } from './helpers.ts';
 
-const SHORT_TIMEOUTS = { headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, connectionsCheckingInterval: 50 };
+const SHORT_TIMEOUTS = {
+  headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, connectionsCheckingInterval: 50, shutdownGrace: 300,
+};
 
 /** Opens a raw connection, writes `payload`, and resolves with all it receives until the server closes it. */
 function rawExchange(url: string, payload: string): Promise<{ answer: string; closedAfterMs: number }> {
@@ -37,6 +39,36 @@ test('a body that arrives too slowly or never finishes is cut off and stores not
   assert.ok(answer === '' || /^HTTP\/1\.1 408 /.test(answer), answer);
   assert.equal(service.store.stats().messages, 0);
   assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200, 'the server still answers');
+});
+
+test('a client that connects and never sends a byte is dropped by the headers timeout', async (t) => {
+  const service = await startTestService(t, { timeouts: SHORT_TIMEOUTS });
+  const { answer, closedAfterMs } = await rawExchange(service.url, '');
+  assert.ok(answer === '' || /^HTTP\/1\.1 408 /.test(answer), answer);
+  assert.ok(closedAfterMs < 3000, `closed after ${closedAfterMs} ms`);
+});
+
+test('shutdown finishes a request in flight, then closes connections that never sent a request', async (t) => {
+  const service = await startTestService(t, { timeouts: SHORT_TIMEOUTS });
+  const { hostname, port } = new URL(service.url);
+  const silent = net.connect(Number(port), hostname);
+  await new Promise((resolve) => silent.on('connect', resolve));
+  const silentClosed = new Promise((resolve) => silent.on('close', resolve));
+  // A request whose body is still on its way when close() is called.
+  const body = JSON.stringify({ message: 'during shutdown' });
+  const busy = net.connect(Number(port), hostname);
+  await new Promise((resolve) => busy.on('connect', resolve));
+  let answer = '';
+  busy.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+  busy.write(`POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\nContent-Length: ${body.length}\r\n\r\n`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = Date.now();
+  const closed = service.close();
+  busy.end(body);
+  await closed;
+  await silentClosed;
+  assert.match(answer, /^HTTP\/1\.1 201 /, 'the request in flight was answered');
+  assert.ok(Date.now() - started < 3000, `closed in ${Date.now() - started} ms`);
 });
 
 test('an idle kept-alive connection is closed after the keep-alive timeout', async (t) => {
