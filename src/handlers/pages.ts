@@ -203,7 +203,7 @@ ${extras ? `<h2>More for agents</h2>\n<dl>\n${extras}\n</dl>` : ''}
 }
 
 function sentenceCase(name: string): string {
-  const words = name.replace(/_/g, ' ');
+  const words = name.replace(/_/g, ' ').replace(/\bapi\b/g, 'API');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
