@@ -7,7 +7,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
-export const BUSY_TIMEOUT_MS = 5000;
+const BUSY_TIMEOUT_MS = 5000;
 
 // Ordered, append-only: a released migration is never edited. Each runs in one transaction.
 const MIGRATIONS: readonly string[] = [
@@ -186,7 +186,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     clientMessagesSince: db.prepare(
       `SELECT m.conversation_id, m.seq, m.message, m.created_at, c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.author = 'client' AND m.created_at > ? ORDER BY m.created_at, m.conversation_id, m.seq`,
+       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`,
     ),
     statusCounts: db.prepare('SELECT status, count(*) AS count FROM conversations GROUP BY status'),
     blockedCount: db.prepare('SELECT count(*) AS count FROM conversations WHERE blocked = 1'),
@@ -223,8 +223,9 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       for (const { write } of batch) {
         db.exec('SAVEPOINT request');
         try {
-          outcomes.push({ ok: true, value: write() });
+          const value = write();
           db.exec('RELEASE request');
+          outcomes.push({ ok: true, value }); // only now: one outcome per write, in order
         } catch (error) {
           // On a full disk or an I/O error SQLite may have rolled the whole transaction back.
           if (!db.isTransaction) throw error;
@@ -235,7 +236,11 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       }
       db.exec('COMMIT');
     } catch (err) {
-      if (db.isTransaction) db.exec('ROLLBACK');
+      try {
+        if (db.isTransaction) db.exec('ROLLBACK');
+      } catch {
+        // Nothing was committed either way; the writes' own error is the one to report.
+      }
       for (const { reject } of batch) reject(err);
       return;
     }
@@ -337,8 +342,9 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
 
     inbox: (includeClosed: boolean) => sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[],
     allConversations: () => sql.allConversations.all() as unknown as ConversationRow[],
-    clientMessagesSince: (createdAfter: string) =>
-      sql.clientMessagesSince.all(createdAfter) as unknown as (MessageRow & { conversation_id: string; metadata: string })[],
+    /** Client messages stamped at or after `since`, oldest first. */
+    clientMessagesSince: (since: string) =>
+      sql.clientMessagesSince.all(since) as unknown as (MessageRow & { conversation_id: string; metadata: string })[],
     stats() {
       const byStatus: Record<string, number> = { open: 0, answered: 0, closed: 0 };
       for (const row of sql.statusCounts.all() as { status: string; count: number }[]) byStatus[row.status] = row.count;

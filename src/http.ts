@@ -48,7 +48,7 @@ export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SHARED_HEADERS: readonly string[] = [
   'access-control-allow-origin', '*', // the credential is a header, never a cookie
-  'access-control-expose-headers', 'Retry-After, WWW-Authenticate, X-Request-Id',
+  'access-control-expose-headers', 'ETag, Retry-After, WWW-Authenticate, X-Request-Id',
   'x-content-type-options', 'nosniff',
 ];
 const PRIVATE_PREFIX = '/api/v1/conversations';

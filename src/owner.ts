@@ -302,8 +302,10 @@ function exportConversations(store: Store, id: string | undefined): void {
 
 function watch(store: Store): Promise<void> {
   console.log('Watching for new client messages; Ctrl-C ends.');
+  // Asks for messages stamped at or after the newest one printed, and skips those already
+  // printed: a message stamped in the same millisecond may commit a moment later.
   let since = new Date().toISOString();
-  let seenAtSince = new Set<string>(); // messages stamped exactly `since`, already printed
+  let printedAtSince = new Set<string>();
   let version = -1;
   return new Promise((resolve) => {
     const tick = () => {
@@ -312,10 +314,10 @@ function watch(store: Store): Promise<void> {
       version = current;
       for (const message of store.clientMessagesSince(since)) {
         const key = `${message.conversation_id}/${message.seq}`;
-        if (seenAtSince.has(key)) continue;
-        if (message.created_at !== since) seenAtSince = new Set();
+        if (message.created_at === since && printedAtSince.has(key)) continue;
+        if (message.created_at !== since) printedAtSince = new Set();
         since = message.created_at;
-        seenAtSince.add(key);
+        printedAtSince.add(key);
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`);
         console.log(message.message.replace(/^/gm, '    '));
       }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import type { Store } from '../src/db.ts';
 import { errorMessage, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
@@ -492,4 +493,24 @@ test('checks run in the contract order, so one request never gets two answers', 
   errorMessage(await post({ token, key, json: { message: 'changed' } }), 409); // idempotency before limits
   service.store.setStatus(id, 'closed');
   errorMessage(await post({ token, key: newKey(), json: { message: 'third' } }), 410); // state before limits
+});
+
+test('two Authorization headers get 401, even when both carry the right credential', async (t) => {
+  const service = await startTestService(t);
+  const { id, token } = await openConversation(service.url);
+  const { hostname, port } = new URL(service.url);
+  const answer = await new Promise<string>((resolve) => {
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.end(
+        `GET /api/v1/conversations/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+          `Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+  });
+  assert.match(answer, /^HTTP\/1\.1 401 /);
+  assert.match(answer, /www-authenticate: Bearer/i);
+  assert.match(answer, /Send exactly one header Authorization/);
 });

@@ -172,11 +172,13 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const deadline = Date.now() + 10_000;
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const found = /^Listening on (\S+)/m.exec(output);
       if (found) resolve(found[1] as string);
       else if (child.exitCode !== null) reject(new Error(`the server exited: ${output}`));
+      else if (Date.now() > deadline) reject(new Error(`the server did not start within 10 s: ${output}`));
       else setTimeout(check, 10);
     };
     check();

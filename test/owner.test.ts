@@ -183,8 +183,13 @@ test('watch prints each new client message as it arrives and ends cleanly on Ctr
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const waitFor = (pattern: RegExp) =>
-    new Promise<void>((resolve) => {
-      const check = () => (pattern.test(output) ? resolve() : setTimeout(check, 25));
+    new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 10_000;
+      const check = () => {
+        if (pattern.test(output)) resolve();
+        else if (Date.now() > deadline) reject(new Error(`watch never printed ${pattern}; it printed: ${output}`));
+        else setTimeout(check, 25);
+      };
       check();
     });
   await waitFor(/Watching for new client messages/);
@@ -201,6 +206,27 @@ test('watch prints each new client message as it arrives and ends cleanly on Ctr
   child.kill('SIGINT');
   assert.equal(await exit, 0);
   assert.match(output, /Stopped watching\.\n$/);
+});
+
+test('watch prints a message stamped in the same millisecond as one it already printed', async (t) => {
+  const clock = fakeClock('2030-01-01T00:00:00.000Z'); // frozen: every message gets the same created_at
+  const service = await startTestService(t, { now: clock.now });
+  const child = spawn(process.execPath, ['src/owner.ts', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: service.dbPath } });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const waitFor = async (pattern: RegExp) => {
+    for (const deadline = Date.now() + 10_000; !pattern.test(output); await new Promise((r) => setTimeout(r, 25))) {
+      if (Date.now() > deadline) throw new Error(`watch never printed ${pattern}; it printed: ${output}`);
+    }
+  };
+  await waitFor(/Watching/);
+  const { id, token } = await openConversation(service.url, { message: 'first in this millisecond' });
+  await waitFor(/first in this millisecond/);
+  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'second in the same millisecond' } });
+  await waitFor(/second in the same millisecond/);
+  assert.equal(output.split('first in this millisecond').length, 2, 'printed once');
+  child.kill('SIGINT');
 });
 
 test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {

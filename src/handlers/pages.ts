@@ -6,7 +6,6 @@ import type { Kind } from '../directory.ts';
 import { etagOf } from '../directory.ts';
 import { HttpError } from '../errors.ts';
 import { conditionalReply, type Handler, type Reply, type RequestContext } from '../http.ts';
-import type { Listing } from '../listings.ts';
 import { LIMITS, parseDirectoryQuery } from '../validate.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
