@@ -138,3 +138,27 @@ test('malformed HTTP still gets the error body', async (t) => {
   assert.match(huge, /^HTTP\/1\.1 431 /);
   assert.match(huge, /"code":431/);
 });
+
+test('HEAD works wherever GET does, with the same status and headers and no body', async (t) => {
+  const service = await startTestService(t);
+  const created = await request(service.url, 'POST', '/api/v1/conversations', { key: 'head-test-key-1', json: { message: 'hi' } });
+  const { id, access_token: token } = created.body;
+  for (const [path, options] of [
+    ['/api/v1/health', {}],
+    ['/api/v1/contact-info', {}],
+    ['/api/v1/directory/alpha-api', {}],
+    [`/api/v1/conversations/${id}`, { token }],
+    [`/api/v1/conversations/${id}/messages`, { token }],
+    ['/llms.txt', {}],
+  ] as const) {
+    const get = await request(service.url, 'GET', path, options);
+    const head = await request(service.url, 'HEAD', path, options);
+    assert.equal(head.status, get.status, path);
+    assert.equal(head.text, '', path);
+    assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), path);
+    assert.equal(head.headers.get('content-length'), get.headers.get('content-length'), path);
+  }
+  const unauthenticated = await request(service.url, 'HEAD', `/api/v1/conversations/${id}`);
+  assert.equal(unauthenticated.status, 401);
+  assert.equal(unauthenticated.headers.get('www-authenticate'), 'Bearer');
+});
