@@ -274,10 +274,25 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     return { kind: 'created', message: { seq: 1, author: 'client', message: input.message, created_at: input.createdAt } };
   }
 
-  /** A client's follow-up: an identical retry is answered from its record before anything else. */
-  function followUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult {
+  /**
+   * What a follow-up gets without writing, in the contract's order (an identical retry is
+   * answered from its record first), or null when it should be stored. Each answer is
+   * stable once read: a duplicate stays one, and a day's count only grows.
+   */
+  function followUpWithoutWrite(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult | null {
     const original = sql.messageByKey.get(input.conversationId, input.idempotencyKey) as MessageRow | undefined;
     if (original) return original.message === input.message ? { kind: 'duplicate', message: original } : { kind: 'key-conflict' };
+    const conversation = sql.conversationById.get(input.conversationId) as ConversationRow | undefined;
+    if (conversation?.status === 'closed') return { kind: 'closed' };
+    const count = (sql.dailyCount.get(input.day) as { count: number } | undefined)?.count ?? 0;
+    if (input.dailyLimit !== null && input.dailyLimit > 0 && count >= input.dailyLimit) return { kind: 'daily-limit' };
+    return null;
+  }
+
+  /** A client's follow-up inside the write transaction: decided again, then stored. */
+  function followUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult {
+    const decided = followUpWithoutWrite(input);
+    if (decided) return decided;
     const result = appendMessage({ ...input, author: 'client' });
     return result.ok ? { kind: 'created', message: result.value } : { kind: result.reason };
   }
@@ -327,9 +342,15 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
 
     /** The server's opening: key check, daily maximum and insert, group-committed. */
     submitOpening: (input: OpeningInput) => groupCommit(() => openConversation(input)),
-    /** The server's follow-up: idempotency, state, daily maximum and insert, group-committed. */
-    submitFollowUp: (input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }) =>
-      groupCommit(() => followUp(input)),
+    /**
+     * The server's follow-up: idempotency, state, daily maximum and insert. Answers that
+     * need no write (retries, refusals) come from plain reads, without the write lock;
+     * the rest are group-committed and decided again inside the transaction.
+     */
+    submitFollowUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }): Promise<FollowUpResult> {
+      const answer = followUpWithoutWrite(input);
+      return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input));
+    },
     /** The owner's reply (or any message), in a transaction of its own. */
     appendMessage: (input: AppendInput) => tx(() => appendMessage(input)),
 

@@ -123,6 +123,22 @@ test('a write lock held past the busy timeout refuses the POST with Retry-After;
   assert.equal(errors[0]?.request_id, refused.headers.get('x-request-id'), 'logged once, with the id the client got');
 });
 
+test('retries and refusals are answered without the write lock, even while another connection holds it', async (t) => {
+  const service = await startTestService(t, { busyTimeoutMs: 100, env: { DAILY_MESSAGE_LIMIT: '2' } });
+  const { id, token } = await openConversation(service.url);
+  const key = newKey();
+  const post = (k: string, message: string) => request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: k, json: { message } });
+  assert.equal((await post(key, 'stored')).status, 201); // the daily maximum of 2 is now reached
+  const other = new DatabaseSync(service.dbPath);
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE'); // the owner script, say, in the middle of a write
+  assert.equal((await post(key, 'stored')).status, 200, 'an identical retry is answered from its record');
+  errorMessage(await post(key, 'changed'), 409);
+  errorMessage(await post(newKey(), 'over the maximum'), 429);
+  other.exec('ROLLBACK');
+  assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 0, 'nothing waited out the busy timeout');
+});
+
 test('a full disk refuses the POST without acknowledging it; the server recovers when space returns', async (t) => {
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
