@@ -274,25 +274,32 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     return { kind: 'created', message: { seq: 1, author: 'client', message: input.message, created_at: input.createdAt } };
   }
 
-  /**
-   * What a follow-up gets without writing, in the contract's order (an identical retry is
-   * answered from its record first), or null when it should be stored. Each answer is
-   * stable once read: a duplicate stays one, and a day's count only grows.
-   */
-  function followUpWithoutWrite(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult | null {
+  /** An identical retry is answered from its record; a reused key with another body conflicts. */
+  function replayOf(input: { conversationId: string; idempotencyKey: string; message: string }): FollowUpResult | null {
     const original = sql.messageByKey.get(input.conversationId, input.idempotencyKey) as MessageRow | undefined;
-    if (original) return original.message === input.message ? { kind: 'duplicate', message: original } : { kind: 'key-conflict' };
+    if (!original) return null;
+    return original.message === input.message ? { kind: 'duplicate', message: original } : { kind: 'key-conflict' };
+  }
+
+  /**
+   * What a follow-up gets without writing, in the contract's order, or null when it should
+   * be stored. Each answer is stable once read: a duplicate stays one, and a day's count
+   * only grows.
+   */
+  function followUpWithoutWrite(input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }): FollowUpResult | null {
+    const replay = replayOf(input);
+    if (replay) return replay;
     const conversation = sql.conversationById.get(input.conversationId) as ConversationRow | undefined;
     if (conversation?.status === 'closed') return { kind: 'closed' };
     const count = (sql.dailyCount.get(input.day) as { count: number } | undefined)?.count ?? 0;
-    if (input.dailyLimit !== null && input.dailyLimit > 0 && count >= input.dailyLimit) return { kind: 'daily-limit' };
+    if (input.dailyLimit > 0 && count >= input.dailyLimit) return { kind: 'daily-limit' };
     return null;
   }
 
-  /** A client's follow-up inside the write transaction: decided again, then stored. */
+  /** A client's follow-up inside the write transaction: the replay check, then appendMessage's own checks. */
   function followUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult {
-    const decided = followUpWithoutWrite(input);
-    if (decided) return decided;
+    const replay = replayOf(input);
+    if (replay) return replay;
     const result = appendMessage({ ...input, author: 'client' });
     return result.ok ? { kind: 'created', message: result.value } : { kind: result.reason };
   }

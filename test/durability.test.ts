@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { openStore } from '../src/db.ts';
 import { newKey, request, runNode, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
@@ -29,6 +30,18 @@ test('conversations and idempotency records survive a restart', async (t) => {
   assert.deepEqual(replayFollow.body, { message: followed.body.message, duplicate: true });
   const history = await request(second.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
   assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'two']);
+});
+
+test('a restart loads the shipped listings only into an empty table, keeping the owner\'s changes', async (t) => {
+  const dir = tempDir(t);
+  const first = await startTestService(t, { dir });
+  const owner = openStore(first.dbPath);
+  owner.removeListing('alpha-api');
+  owner.close();
+  await first.close();
+  const second = await startTestService(t, { dir });
+  assert.equal((await request(second.url, 'GET', '/api/v1/directory/alpha-api')).status, 404);
+  assert.equal((await request(second.url, 'GET', '/api/v1/directory')).body.total, 11);
 });
 
 test('the credential appears only in the creation response: not in server or owner output, other responses or the database', async (t) => {
