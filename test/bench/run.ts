@@ -12,7 +12,8 @@ import { seedDatabase } from './seed.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values: options } = parseArgs({
-  options: { smoke: { type: 'boolean' }, scale: { type: 'boolean' }, seconds: { type: 'string' } },
+  // --only <text>: just the scenarios whose name contains it, for a quick look at one change
+  options: { smoke: { type: 'boolean' }, scale: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' } },
 });
 const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
 const CONNECTIONS = 32;
@@ -52,6 +53,8 @@ interface Server {
   readonly child: ChildProcess;
   readonly startupMs: number;
   peakRssKb(): number;
+  /** user + system CPU time consumed so far, in ms */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -87,6 +90,11 @@ async function startServer(script: string, env: Record<string, string>, readyPat
     child,
     startupMs,
     peakRssKb: () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0),
+    cpuMs: () => {
+      // utime and stime are fields 14 and 15, in clock ticks of 10 ms; taskset execs node, so the pid is node's
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -131,6 +139,8 @@ interface Measurement {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** the server's CPU time per answered request, in µs: steadier than req/s on a shared machine */
+  readonly cpuUs: number;
   readonly unexpected: number;
 }
 
@@ -138,11 +148,13 @@ function toMs(value: string, unit: string): number {
   return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 }
 
-function runWrk(baseUrl: string, scenario: Scenario): Measurement {
+function runWrk(server: Server, scenario: Scenario): Measurement {
   const script = path.join(work, `${scenario.name.replace(/\W+/g, '-')}.lua`);
   writeFileSync(script, luaScript(scenario));
-  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, baseUrl + scenario.path]) as [string, ...string[]];
+  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, server.url + scenario.path]) as [string, ...string[]];
+  const cpuBefore = server.cpuMs();
   const result = spawnSync(command, args, { encoding: 'utf8' });
+  const cpuMs = server.cpuMs() - cpuBefore;
   const output = result.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0);
   const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(output);
@@ -150,7 +162,7 @@ function runWrk(baseUrl: string, scenario: Scenario): Measurement {
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   const total = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const unexpected = scenario.expectStatus < 300 ? non2xx : total - non2xx;
-  return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN, p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN, unexpected };
+  return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN, p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN, cpuUs: (cpuMs * 1000) / total, unexpected };
 }
 
 async function sample(baseUrl: string, scenario: Scenario, key = `bench-sample-${Math.random().toString(36).slice(2)}`) {
@@ -202,6 +214,7 @@ async function scenariosFor(main: Server, limited: Server): Promise<Scenario[]> 
   ];
 }
 
+const chosen = (scenarios: Scenario[]) => scenarios.filter((scenario) => scenario.name.includes(options.only ?? ''));
 const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 async function main() {
@@ -226,22 +239,27 @@ async function main() {
   const reference = await startServer('test/bench/reference.ts', { RESPONSES_FILE: responsesFile }, `/api/v1/directory/open-meteo`);
 
   const results: { scenario: Scenario; reference: Measurement; service: Measurement }[] = [];
-  for (const scenario of scenarios) {
+  for (const scenario of chosen(scenarios)) {
     const service = scenario.target === 'main' ? main : limited;
-    results.push({ scenario, reference: runWrk(reference.url, scenario), service: runWrk(service.url, scenario) });
+    results.push({ scenario, reference: runWrk(reference, scenario), service: runWrk(service, scenario) });
   }
   const rss = { reference: reference.peakRssKb(), service: main.peakRssKb() };
 
-  const header = `${'scenario'.padEnd(36)} ${'reference req/s'.padStart(15)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'ratio'.padStart(5)}`;
+  const header =
+    `${'scenario'.padEnd(36)} ${'reference req/s'.padStart(15)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
+    `${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ${'ratio'.padStart(5)} ${'CPU ratio'.padStart(9)}`;
   console.log(header);
   console.log('-'.repeat(header.length));
   for (const { scenario, reference: r, service: s } of results) {
     const warn = s.unexpected > 0 ? `  (${s.unexpected} unexpected statuses)` : '';
     console.log(
-      `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)}   ` +
-        `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)}   ${format(s.rps / r.rps, 2).padStart(5)}${warn}`,
+      `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ${format(r.cpuUs, 1).padStart(7)}   ` +
+        `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ${format(s.cpuUs, 1).padStart(7)}   ` +
+        `${format(s.rps / r.rps, 2).padStart(5)} ${format(r.cpuUs / s.cpuUs, 2).padStart(9)}${warn}`,
     );
   }
+  console.log('ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service\'s, the same comparison measured');
+  console.log('in the servers\' own CPU time, which a busy neighbour on the machine disturbs far less than it disturbs req/s.');
   console.log(`\npeak RSS: reference ${format(rss.reference / 1024, 1)} MiB, service ${format(rss.service / 1024, 1)} MiB (ratio ${format(rss.service / rss.reference, 2)})`);
   console.log(`start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms (the first start of this run, which fills the compile cache on a fresh install: ${format(firstStart.startupMs)} ms)`);
 
@@ -254,11 +272,18 @@ async function main() {
     const seeded = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: seededPath }, '/api/v1/health');
     console.log(`start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms\n`);
     const seededScenarios = await scenariosFor(seeded, limited);
-    console.log(`${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}   ${'seeded/empty'.padStart(12)}`);
-    for (const [index, scenario] of seededScenarios.entries()) {
+    console.log(
+      `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
+        `${'seeded/empty'.padStart(12)} ${'CPU ratio'.padStart(9)}`,
+    );
+    for (const [index, scenario] of chosen(seededScenarios).entries()) {
       const empty = results[index]!.service;
-      const measured = runWrk(scenario.target === 'main' ? seeded.url : limited.url, scenario);
-      console.log(`${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)}   ${format(measured.rps).padStart(12)} ${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)}   ${format(measured.rps / empty.rps, 2).padStart(12)}`);
+      const measured = runWrk(scenario.target === 'main' ? seeded : limited, scenario);
+      console.log(
+        `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ${format(measured.rps).padStart(12)} ` +
+          `${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)} ${format(measured.cpuUs, 1).padStart(7)}   ` +
+          `${format(measured.rps / empty.rps, 2).padStart(12)} ${format(empty.cpuUs / measured.cpuUs, 2).padStart(9)}`,
+      );
     }
     await seeded.stop();
   } else {
