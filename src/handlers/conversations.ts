@@ -6,7 +6,7 @@ import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { App } from '../app.ts';
 import type { ConversationRow, MessageRow } from '../db.ts';
 import { HttpError, tooManyRequests } from '../errors.ts';
-import { readJsonBody, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { readJsonBody, type Answer, type Handler, type RequestContext } from '../http.ts';
 import { isoDaysLater, secondsUntilNextUtcDay, utcDay } from '../time.ts';
 import {
   LIMITS,
@@ -19,7 +19,7 @@ import {
 } from '../validate.ts';
 import { PRIVACY_STATEMENT } from './public.ts';
 
-type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow) => Reply | Promise<Reply>;
+type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow) => Answer | Promise<Answer>;
 
 /** The SHA-256 of a credential: the only form in which it is stored or looked up. */
 export function hashToken(token: string): Buffer {
@@ -28,32 +28,36 @@ export function hashToken(token: string): Buffer {
 
 /** Guard: the Bearer credential must belong to the conversation in the path. */
 export function authenticated(handler: AuthenticatedHandler): Handler {
-  return (ctx) => handler(ctx, authenticate(ctx));
+  return (ctx) => {
+    const conversation = authenticate(ctx);
+    return conversation instanceof HttpError ? conversation : handler(ctx, conversation);
+  };
 }
 
-function authenticate(ctx: RequestContext): ConversationRow {
+/** The conversation the request's credential opens, or the refusal (401, 403, 410). */
+function authenticate(ctx: RequestContext): ConversationRow | HttpError {
   const header = ctx.req.headers.authorization; // Node keeps the first of repeated ones…
   const repeated = countHeader(ctx.req.rawHeaders, 'authorization') > 1; // …so count them ourselves
   const token = header && !repeated ? /^Bearer +([0-9a-f]{64})$/i.exec(header)?.[1] : undefined;
   if (token === undefined || token !== token.toLowerCase()) {
-    throw new HttpError(
+    return new HttpError(
       401,
       'Send exactly one header Authorization: Bearer <access_token>, with the 64 lowercase hex characters returned when the conversation was opened.',
     );
   }
   const conversation = ctx.app.store.conversationByTokenHash(hashToken(token));
   if (!conversation) {
-    throw new HttpError(401, 'This credential matches no conversation. Check that you sent the whole access_token from the creation response.');
+    return new HttpError(401, 'This credential matches no conversation. Check that you sent the whole access_token from the creation response.');
   }
   const id = parseConversationId(ctx.params.id as string);
   if (conversation.id !== id) {
-    throw new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
+    return new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
   }
   if (conversation.blocked) {
-    throw new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
+    return new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
   }
   if (Date.parse(conversation.expires_at) <= ctx.app.now()) {
-    throw new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
+    return new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
   }
   return conversation;
 }
@@ -77,18 +81,18 @@ function dailyLimitReached(app: App, now: number): HttpError {
 }
 
 /** POST /api/v1/conversations */
-export async function createConversation(ctx: RequestContext): Promise<Reply> {
+export async function createConversation(ctx: RequestContext): Promise<Answer> {
   const { app } = ctx;
   const body = await readJsonBody(ctx.req);
   const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
   const { message, metadata } = parseCreateBody(body);
   // A read-only first look, so that a reused key is not counted by the opening limit;
   // the transaction below checks again, for concurrent openings with the same key.
-  if (app.store.creationKeyExists(key)) throw creationKeyUsed();
+  if (app.store.creationKeyExists(key)) return creationKeyUsed();
   const now = app.now();
   const wait = app.limits.openings.wait(ctx.clientAddress, now);
   if (wait > 0) {
-    throw tooManyRequests(
+    return tooManyRequests(
       `At most ${app.config.createLimitPerHour} conversations may be opened per hour from one address. Continue an existing conversation, or retry later.`,
       wait,
     );
@@ -108,8 +112,8 @@ export async function createConversation(ctx: RequestContext): Promise<Reply> {
     day: utcDay(now),
     dailyLimit: app.config.dailyMessageLimit,
   });
-  if (result.kind === 'key-used') throw creationKeyUsed();
-  if (result.kind === 'daily-limit') throw dailyLimitReached(app, now);
+  if (result.kind === 'key-used') return creationKeyUsed();
+  if (result.kind === 'daily-limit') return dailyLimitReached(app, now);
   app.limits.openings.record(ctx.clientAddress, now);
   app.notifyOwner({ conversationId: id, seq: 1, agentName: metadata.agent_name ?? '', message });
 
@@ -182,11 +186,11 @@ export const postMessage: AuthenticatedHandler = async (ctx, conversation) => {
     case 'duplicate':
       return { status: 200, body: { message: result.message, duplicate: true } };
     case 'key-conflict':
-      throw new HttpError(409, 'This Idempotency-Key was already used for a different message in this conversation. Use a new key for each new message.');
+      return new HttpError(409, 'This Idempotency-Key was already used for a different message in this conversation. Use a new key for each new message.');
     case 'closed':
-      throw new HttpError(410, 'The owner closed this conversation; it can still be read, but takes no new messages. Open a new conversation to continue.');
+      return new HttpError(410, 'The owner closed this conversation; it can still be read, but takes no new messages. Open a new conversation to continue.');
     case 'daily-limit':
-      throw dailyLimitReached(app, now);
+      return dailyLimitReached(app, now);
     case 'created': {
       const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
       app.notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message });
@@ -201,7 +205,7 @@ export const pollUpdates: AuthenticatedHandler = (ctx, conversation) => {
   const { after } = parseUpdatesQuery(ctx.query);
   const wait = app.limits.polls.poll(conversation.id, app.now());
   if (wait > 0) {
-    throw tooManyRequests(
+    return tooManyRequests(
       `Poll this conversation at most once every ${app.config.pollIntervalSeconds} seconds (poll_after_seconds).`,
       wait,
     );

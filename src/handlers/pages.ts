@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Kind } from '../directory.ts';
 import { etagOf } from '../directory.ts';
 import { HttpError } from '../errors.ts';
-import { conditionalReply, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { conditionalReply, type Answer, type Handler, type Reply, type RequestContext } from '../http.ts';
 import { LIMITS, parseDirectoryQuery } from '../validate.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -17,18 +17,24 @@ export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Guard for page routes: a refusal becomes a small HTML page with the same status. */
-export function htmlPage(handler: Handler): Handler {
+/** Guard for page routes: a refusal, returned or thrown, becomes a small HTML page with the same status. */
+export function htmlPage(handler: (ctx: RequestContext) => Answer): Handler {
   return (ctx) => {
+    let answer: Answer;
     try {
-      return handler(ctx);
+      answer = handler(ctx);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
+      answer = err;
+    }
+    if (answer instanceof HttpError) {
+      const err = answer;
       const body = layout(`Error ${err.status}`, `<h1>${err.status === 404 ? 'Not found' : 'That did not work'}</h1>
 <p>${escapeHtml(err.message.replace(/`/g, ''))}</p>
 <p><a href="/">Back to the directory</a></p>`);
       return { status: err.status, body, headers: err.headers, contentType: HTML_TYPE };
     }
+    return answer;
   };
 }
 
@@ -175,9 +181,9 @@ const EXTRA_FIELDS: [string, string][] = [
 ];
 
 /** GET /listings/{slug} : one listing with its participation instructions. */
-export function listingPage(ctx: RequestContext): Reply {
+export function listingPage(ctx: RequestContext): Answer {
   const listing = ctx.app.directory.listing(ctx.params.slug as string);
-  if (!listing) throw new HttpError(404, 'No listing has this slug.');
+  if (!listing) return new HttpError(404, 'No listing has this slug.');
   const details = Object.entries(listing.details as Record<string, string>)
     .map(([name, text]) => `<dt>${escapeHtml(sentenceCase(name))}</dt><dd>${escapeHtml(text)}</dd>`)
     .join('\n');

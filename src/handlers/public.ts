@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts';
 import type { Kind } from '../directory.ts';
 import { HttpError } from '../errors.ts';
-import { conditionalReply, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { conditionalReply, type Answer, type Handler, type Reply, type RequestContext } from '../http.ts';
 import { OPENAPI_DOCUMENT } from '../openapi.ts';
 import { LIMITS, parseDirectoryQuery } from '../validate.ts';
 
@@ -87,9 +87,9 @@ export function listDirectory(kind: Kind | null): Handler {
 }
 
 /** GET /api/v1/directory/{slug} */
-export function getListing(ctx: RequestContext): Reply {
+export function getListing(ctx: RequestContext): Answer {
   const answer = ctx.app.directory.get(ctx.params.slug as string);
-  if (answer === undefined) throw new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
+  if (answer === undefined) return new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
   return conditionalReply(ctx.req, answer);
 }
 
