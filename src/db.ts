@@ -88,7 +88,8 @@ export type FollowUpResult =
 
 export interface OpeningInput {
   id: string;
-  tokenHash: Uint8Array;
+  /** hex */
+  tokenHash: string;
   creationKey: string;
   metadata: string;
   message: string;
@@ -138,11 +139,11 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     removeListing: db.prepare('DELETE FROM listings WHERE slug = ?'),
 
     conversationById: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`),
-    conversationByTokenHash: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE token_hash = ?`),
+    conversationByTokenHash: db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE token_hash = unhex(?)`),
     creationKeyExists: db.prepare('SELECT 1 AS found FROM conversations WHERE creation_key = ?'),
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq)
-       VALUES (?, ?, ?, 'open', ?, ?, ?, 1)`,
+       VALUES (?, unhex(?), ?, 'open', ?, ?, ?, 1)`,
     ),
     insertMessage: db.prepare(
       'INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)',
@@ -340,7 +341,8 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     removeListing: (slug: string) => Number(sql.removeListing.run(slug).changes) > 0,
 
     conversationById: (id: string) => sql.conversationById.get(id) as ConversationRow | undefined,
-    conversationByTokenHash: (hash: Uint8Array) =>
+    /** hash: the credential's SHA-256 in hex */
+    conversationByTokenHash: (hash: string) =>
       sql.conversationByTokenHash.get(hash) as ConversationRow | undefined,
     creationKeyExists: (key: string) => sql.creationKeyExists.get(key) !== undefined,
     messagesAfter: (conversationId: string, after: number, limit: number) =>

@@ -2,10 +2,15 @@
 
 export type Headers = Record<string, string>;
 
-/** An error a client caused or must hear about: its status, a message saying what to fix. */
+/**
+ * An error a client caused or must hear about: its status, a message saying what to fix.
+ * Its body bytes are made on first use and kept, so a refusal with a fixed message can be
+ * a constant that answers every time without serialising anything.
+ */
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Headers;
+  #body: Buffer | undefined;
 
   constructor(status: number, message: string, headers: Headers = {}) {
     // A refusal is expected, not a bug: capturing a stack trace would cost more than the rest of it.
@@ -15,6 +20,11 @@ export class HttpError extends Error {
     Error.stackTraceLimit = stackTraceLimit;
     this.status = status;
     this.headers = headers;
+  }
+
+  /** `{ "error": { "code", "message" } }` as bytes. */
+  get body(): Buffer {
+    return (this.#body ??= Buffer.from(errorBody(this.status, this.message)));
   }
 }
 
@@ -45,32 +55,31 @@ export function errorBody(status: number, message: string): string {
   return JSON.stringify({ error: { code: status, message } });
 }
 
-export const INTERNAL_ERROR_MESSAGE =
+const INTERNAL_ERROR_MESSAGE =
   'The server could not complete this request. Nothing was stored; retrying with the same Idempotency-Key is safe.';
+const INTERNAL_ERROR = new HttpError(500, INTERNAL_ERROR_MESSAGE);
+// The contract's status set has no 503: a database that cannot take the request now is a 500 with Retry-After.
+const DATABASE_BUSY = new HttpError(500, 'The database is busy. Nothing was stored; retry shortly with the same Idempotency-Key.', {
+  'retry-after': '2',
+});
+const DATABASE_UNAVAILABLE = new HttpError(
+  500,
+  'The database cannot store anything right now. Nothing was stored; retry later with the same Idempotency-Key.',
+  { 'retry-after': '30' },
+);
 
 /**
- * Maps any thrown value to a status, headers and message. Errors the database raises
- * because it is busy, full or read-only stay a 500 (the contract's status set has no
- * 503) but say so and carry Retry-After: nothing was acknowledged, and a retry later
- * makes sense. Anything else unexpected is a 500 whose cause the caller logs; the
- * client gets a generic message, never the cause.
+ * Maps any thrown value to the refusal the client gets. Errors the database raises
+ * because it is busy, full or read-only say so and carry Retry-After: nothing was
+ * acknowledged, and a retry later makes sense. Anything else unexpected is a generic
+ * 500 whose cause the caller logs; the client never sees the cause.
  */
-export function classifyError(err: unknown): { status: number; message: string; headers: Headers; expected: boolean } {
-  if (err instanceof HttpError) {
-    return { status: err.status, message: err.message, headers: err.headers, expected: true };
-  }
+export function classifyError(err: unknown): { refusal: HttpError; expected: boolean } {
+  if (err instanceof HttpError) return { refusal: err, expected: true };
   const code = (err as { errcode?: number } | null)?.errcode;
   // SQLite primary result codes: 5 BUSY, 6 LOCKED, 8 READONLY, 10 IOERR, 13 FULL.
   const primary = typeof code === 'number' ? code & 0xff : undefined;
-  if (primary === 5 || primary === 6) {
-    return unavailable('The database is busy. Nothing was stored; retry shortly with the same Idempotency-Key.', 2);
-  }
-  if (primary === 8 || primary === 10 || primary === 13) {
-    return unavailable('The database cannot store anything right now. Nothing was stored; retry later with the same Idempotency-Key.', 30);
-  }
-  return { status: 500, message: INTERNAL_ERROR_MESSAGE, headers: {}, expected: false };
-}
-
-function unavailable(message: string, retryAfter: number) {
-  return { status: 500, message, headers: { 'retry-after': String(retryAfter) }, expected: false };
+  if (primary === 5 || primary === 6) return { refusal: DATABASE_BUSY, expected: false };
+  if (primary === 8 || primary === 10 || primary === 13) return { refusal: DATABASE_UNAVAILABLE, expected: false };
+  return { refusal: INTERNAL_ERROR, expected: false };
 }

@@ -165,10 +165,10 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
         app.log({ time: new Date().toISOString(), request_id: requestId, method, route: routePattern, status: null, aborted: true, client: clientAddress });
         return;
       }
-      const { status, message, headers, expected } = classifyError(err);
+      const { refusal, expected } = classifyError(err);
       if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: describe(err) });
       if (res.headersSent || res.destroyed || !req.socket.writable) return;
-      respond(status, errorBody(status, message), status === 401 ? { 'www-authenticate': 'Bearer', ...headers } : headers);
+      respond(refusal.status, refusal.body, refusal.headers);
     }
   }
 

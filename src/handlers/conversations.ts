@@ -21,10 +21,29 @@ import { PRIVACY_STATEMENT } from './public.ts';
 
 type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow) => Answer | Promise<Answer>;
 
-/** The SHA-256 of a credential: the only form in which it is stored or looked up. */
-export function hashToken(token: string): Buffer {
-  return hash('sha256', token, 'buffer');
+/**
+ * The SHA-256 of a credential, in hex: the only form in which it is looked up (the
+ * store keeps the 32 bytes). Hex, because a Buffer made by the digest cost measurably
+ * more per request than a string.
+ */
+export function hashToken(token: string): string {
+  return hash('sha256', token, 'hex');
 }
+
+// The fixed refusals of authentication, made once with their body bytes.
+const BEARER = { 'www-authenticate': 'Bearer' };
+const NO_CREDENTIAL = new HttpError(
+  401,
+  'Send exactly one header Authorization: Bearer <access_token>, with the 64 lowercase hex characters returned when the conversation was opened.',
+  BEARER,
+);
+const UNKNOWN_CREDENTIAL = new HttpError(
+  401,
+  'This credential matches no conversation. Check that you sent the whole access_token from the creation response.',
+  BEARER,
+);
+const OTHER_CONVERSATION = new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
+const BLOCKED = new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
 
 /** Guard: the Bearer credential must belong to the conversation in the path. */
 export function authenticated(handler: AuthenticatedHandler): Handler {
@@ -39,23 +58,12 @@ function authenticate(ctx: RequestContext): ConversationRow | HttpError {
   const header = ctx.req.headers.authorization; // Node keeps the first of repeated ones…
   const repeated = countHeader(ctx.req.rawHeaders, 'authorization') > 1; // …so count them ourselves
   const token = header && !repeated ? /^Bearer +([0-9a-f]{64})$/i.exec(header)?.[1] : undefined;
-  if (token === undefined || token !== token.toLowerCase()) {
-    return new HttpError(
-      401,
-      'Send exactly one header Authorization: Bearer <access_token>, with the 64 lowercase hex characters returned when the conversation was opened.',
-    );
-  }
+  if (token === undefined || token !== token.toLowerCase()) return NO_CREDENTIAL;
   const conversation = ctx.app.store.conversationByTokenHash(hashToken(token));
-  if (!conversation) {
-    return new HttpError(401, 'This credential matches no conversation. Check that you sent the whole access_token from the creation response.');
-  }
+  if (!conversation) return UNKNOWN_CREDENTIAL;
   const id = parseConversationId(ctx.params.id as string);
-  if (conversation.id !== id) {
-    return new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
-  }
-  if (conversation.blocked) {
-    return new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
-  }
+  if (conversation.id !== id) return OTHER_CONVERSATION;
+  if (conversation.blocked) return BLOCKED;
   if (Date.parse(conversation.expires_at) <= ctx.app.now()) {
     return new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
   }
