@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { App } from './app.ts';
 import { classifyError, errorBody, HttpError, STATUS_TEXT, tooManyRequests, type Headers } from './errors.ts';
 import { createRouter, type Route } from './router.ts';
+import { isoTime } from './time.ts';
 import { LIMITS, type Query } from './validate.ts';
 
 export interface RequestContext {
@@ -115,7 +116,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const respond = (status: number, body: string | Buffer, headers?: Headers, contentType = JSON_TYPE) => {
       send(res, status, body, requestId, isPrivate, headers, contentType);
       app.log({
-        time: new Date().toISOString(),
+        time: isoTime(Date.now()),
         request_id: requestId,
         method,
         route: routePattern,
@@ -162,11 +163,11 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     function fail(err: unknown): void {
       if (err instanceof ClientGoneError) {
         // Nothing was stored, and nobody is there to answer: only the log hears of it.
-        app.log({ time: new Date().toISOString(), request_id: requestId, method, route: routePattern, status: null, aborted: true, client: clientAddress });
+        app.log({ time: isoTime(Date.now()), request_id: requestId, method, route: routePattern, status: null, aborted: true, client: clientAddress });
         return;
       }
       const { refusal, expected } = classifyError(err);
-      if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: describe(err) });
+      if (!expected) app.log({ time: isoTime(Date.now()), request_id: requestId, level: 'error', error: describe(err) });
       if (res.headersSent || res.destroyed || !req.socket.writable) return;
       respond(refusal.status, refusal.body, refusal.headers);
     }

@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import type { ConversationRow, MessageRow } from '../db.ts';
 import { HttpError, tooManyRequests } from '../errors.ts';
 import { readJsonBody, type Answer, type Handler, type RequestContext } from '../http.ts';
-import { isoDaysLater, secondsUntilNextUtcDay, utcDay } from '../time.ts';
+import { isoDaysLater, isoTime, secondsUntilNextUtcDay, utcDay } from '../time.ts';
 import {
   LIMITS,
   parseConversationId,
@@ -115,7 +115,7 @@ export async function createConversation(ctx: RequestContext): Promise<Answer> {
     creationKey: key,
     metadata: JSON.stringify(metadata),
     message,
-    createdAt: new Date(now).toISOString(),
+    createdAt: isoTime(now),
     expiresAt,
     day: utcDay(now),
     dailyLimit: app.config.dailyMessageLimit,
@@ -186,7 +186,7 @@ export const postMessage: AuthenticatedHandler = async (ctx, conversation) => {
     conversationId: conversation.id,
     message,
     idempotencyKey: key,
-    createdAt: new Date(now).toISOString(),
+    createdAt: isoTime(now),
     day: utcDay(now),
     dailyLimit: app.config.dailyMessageLimit,
   });
