@@ -110,6 +110,14 @@ export interface AppendInput {
   dailyLimit: number | null;
 }
 
+/** A client's follow-up, as the server submits it. */
+export interface FollowUpInput extends Omit<AppendInput, 'author' | 'dailyLimit'> {
+  idempotencyKey: string;
+  dailyLimit: number;
+  /** the conversation's status when the request was authenticated */
+  statusSeen: ConversationStatus;
+}
+
 const CONVERSATION_COLUMNS = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
 const MESSAGE_COLUMNS = 'seq, author, message, created_at';
 
@@ -291,6 +299,17 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   };
   const dailyCount = (day: string) => ((sql.dailyCount.get(day) as Row | undefined)?.[0] as number | undefined) ?? 0;
 
+  // A day's count only grows, so a count once read (outside a transaction, where nothing
+  // can roll it back) stays a lower bound for that day: once the maximum is reached,
+  // every refusal that day is decided without a read.
+  let countSeen = { day: '', count: 0 };
+  function dailyMaximumReached(day: string, dailyLimit: number): boolean {
+    if (dailyLimit <= 0) return false;
+    if (countSeen.day === day && countSeen.count >= dailyLimit) return true;
+    countSeen = { day, count: dailyCount(day) };
+    return countSeen.count >= dailyLimit;
+  }
+
   /** Inside a transaction: false when the day's maximum is reached, else counts one message. */
   function countTowardDailyLimit(day: string, dailyLimit: number): boolean {
     if (dailyLimit > 0 && dailyCount(day) >= dailyLimit) return false;
@@ -316,19 +335,19 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
 
   /**
    * What a follow-up gets without writing, in the contract's order, or null when it should
-   * be stored. Each answer is stable once read: a duplicate stays one, and a day's count
-   * only grows.
+   * be stored. A duplicate stays one and a day's count only grows; the status is the one
+   * read when the request was authenticated, and is read again before any write.
    */
-  function followUpWithoutWrite(input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }): FollowUpResult | null {
+  function followUpWithoutWrite(input: FollowUpInput): FollowUpResult | null {
     const replay = replayOf(input);
     if (replay) return replay;
-    if (conversationById(input.conversationId)?.status === 'closed') return { kind: 'closed' };
-    if (input.dailyLimit > 0 && dailyCount(input.day) >= input.dailyLimit) return { kind: 'daily-limit' };
+    if (input.statusSeen === 'closed') return { kind: 'closed' };
+    if (dailyMaximumReached(input.day, input.dailyLimit)) return { kind: 'daily-limit' };
     return null;
   }
 
   /** A client's follow-up inside the write transaction: the replay check, then appendMessage's own checks. */
-  function followUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string }): FollowUpResult {
+  function followUp(input: FollowUpInput): FollowUpResult {
     const replay = replayOf(input);
     if (replay) return replay;
     const result = appendMessage({ ...input, author: 'client' });
@@ -378,14 +397,21 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       (sql.messagesAfter.all(conversationId, after, limit) as unknown as Row[]).map(messageOf),
     dailyCount,
 
-    /** The server's opening: key check, daily maximum and insert, group-committed. */
-    submitOpening: (input: OpeningInput) => groupCommit(() => openConversation(input)),
+    /**
+     * The server's opening: key check, daily maximum and insert, group-committed. A day
+     * already known to be full refuses without taking the write lock (the caller has
+     * just checked the key).
+     */
+    submitOpening(input: OpeningInput): Promise<OpeningResult> {
+      if (dailyMaximumReached(input.day, input.dailyLimit)) return Promise.resolve({ kind: 'daily-limit' });
+      return groupCommit(() => openConversation(input));
+    },
     /**
      * The server's follow-up: idempotency, state, daily maximum and insert. Answers that
      * need no write (retries, refusals) come from plain reads, without the write lock;
      * the rest are group-committed and decided again inside the transaction.
      */
-    submitFollowUp(input: Omit<AppendInput, 'author'> & { idempotencyKey: string; dailyLimit: number }): Promise<FollowUpResult> {
+    submitFollowUp(input: FollowUpInput): Promise<FollowUpResult> {
       const answer = followUpWithoutWrite(input);
       return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input));
     },

@@ -202,6 +202,9 @@ function preflightHeaders(allow: string): Headers {
   };
 }
 
+const BODY_TOO_LARGE = new HttpError(413, `The body must be at most ${LIMITS.bodyBytes} bytes (16 KiB) of JSON.`, {
+  connection: 'close', // the rest of an oversized body is not read
+});
 const UTF8 = new TextDecoder('utf-8', { fatal: true }); // fatal: invalid UTF-8 is refused, not replaced
 
 /** Parses and reads a JSON body under the 16 KiB limit: 415, then 413, then 400. */
@@ -210,12 +213,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (mediaType !== 'application/json') {
     throw new HttpError(415, 'Send the body as JSON with the header Content-Type: application/json.');
   }
-  const tooLarge = new HttpError(413, `The body must be at most ${LIMITS.bodyBytes} bytes (16 KiB) of JSON.`, {
-    connection: 'close', // the rest of an oversized body is not read
-  });
   const declared = Number(req.headers['content-length']);
-  if (declared > LIMITS.bodyBytes) throw tooLarge;
-  const bytes = await readBody(req, LIMITS.bodyBytes, tooLarge);
+  if (declared > LIMITS.bodyBytes) throw BODY_TOO_LARGE;
+  const bytes = await readBody(req, LIMITS.bodyBytes, BODY_TOO_LARGE);
   let text: string;
   try {
     text = UTF8.decode(bytes);

@@ -107,7 +107,7 @@ test('writes committed together: one that fails inside the batch spoils no other
   const service = await startTestService(t);
   const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
   const input = (conversationId: string, n: number) => ({
-    conversationId, message: `batched ${n}`, idempotencyKey: `batch-key-${n}`,
+    conversationId, message: `batched ${n}`, idempotencyKey: `batch-key-${n}`, statusSeen: 'open' as const,
     createdAt: new Date().toISOString(), day: new Date().toISOString().slice(0, 10), dailyLimit: 0,
   });
   // Queued in the same event-loop turn, so they share one transaction and one commit.

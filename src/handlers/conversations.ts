@@ -184,6 +184,7 @@ export const postMessage: AuthenticatedHandler = async (ctx, conversation) => {
   const now = app.now();
   const result = await app.store.submitFollowUp({
     conversationId: conversation.id,
+    statusSeen: conversation.status,
     message,
     idempotencyKey: key,
     createdAt: isoTime(now),
