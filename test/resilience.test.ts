@@ -135,6 +135,8 @@ test('retries and refusals are answered without the write lock, even while anoth
   assert.equal((await post(key, 'stored')).status, 200, 'an identical retry is answered from its record');
   errorMessage(await post(key, 'changed'), 409);
   errorMessage(await post(newKey(), 'over the maximum'), 429);
+  const opening = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'a new conversation on a full day' } });
+  errorMessage(opening, 429); // a day known to be full refuses an opening without the write lock too
   other.exec('ROLLBACK');
   assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 0, 'nothing waited out the busy timeout');
 });
