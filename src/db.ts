@@ -51,15 +51,16 @@ const MIGRATIONS: readonly string[] = [
 export type ConversationStatus = 'open' | 'answered' | 'closed';
 export type Author = 'client' | 'owner';
 
+/** Read-only: the server shares one object between the requests that use the same credential. */
 export interface ConversationRow {
-  id: string;
-  status: ConversationStatus;
-  blocked: number;
-  metadata: string;
-  created_at: string;
-  expires_at: string;
-  last_seq: number;
-  latest_owner_seq: number;
+  readonly id: string;
+  readonly status: ConversationStatus;
+  readonly blocked: number;
+  readonly metadata: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly last_seq: number;
+  readonly latest_owner_seq: number;
 }
 
 export interface MessageRow {
@@ -232,6 +233,8 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     } catch (err) {
       if (db.isTransaction) db.exec('ROLLBACK');
       throw err;
+    } finally {
+      forgetConversations();
     }
   }
 
@@ -271,6 +274,8 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       }
       for (const { reject } of batch) reject(err);
       return;
+    } finally {
+      forgetConversations();
     }
     batch.forEach(({ resolve, reject }, i) => {
       const outcome = outcomes[i]!;
@@ -285,14 +290,42 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     });
   }
 
+  const dataVersion = () => (sql.dataVersion.get() as { data_version: number }).data_version;
   const conversationById = (id: string) => {
     const row = sql.conversationById.get(id) as Row | undefined;
     return row && conversationOf(row);
   };
-  const conversationByTokenHash = (hash: string) => {
+  /**
+   * Conversations by credential, kept between requests: this lookup runs on every
+   * authenticated request, and polls are the most frequent requests of all. The rows are
+   * dropped whenever this connection writes, and, checked once per event-loop turn,
+   * whenever another connection (the owner script) has committed. Requests in the turn
+   * of an owner's commit are concurrent with it; the next turn sees it.
+   */
+  const MAX_CACHED_CONVERSATIONS = 10_000;
+  let byTokenHash = new Map<string, ConversationRow>();
+  let versionSeen = -1;
+  let versionCheckedThisTurn = false;
+  function forgetConversations(): void {
+    if (byTokenHash.size > 0) byTokenHash = new Map();
+  }
+  function conversationByTokenHash(hash: string): ConversationRow | undefined {
+    if (!versionCheckedThisTurn) {
+      versionCheckedThisTurn = true;
+      setImmediate(() => (versionCheckedThisTurn = false));
+      const version = dataVersion();
+      if (version !== versionSeen) forgetConversations();
+      versionSeen = version;
+    }
+    const cached = byTokenHash.get(hash);
+    if (cached) return cached;
     const row = sql.conversationByTokenHash.get(hash) as Row | undefined;
-    return row && conversationOf(row);
-  };
+    if (!row) return undefined;
+    if (byTokenHash.size >= MAX_CACHED_CONVERSATIONS) byTokenHash = new Map();
+    const conversation = conversationOf(row);
+    byTokenHash.set(hash, conversation);
+    return conversation;
+  }
   const messageByKey = (conversationId: string, idempotencyKey: string) => {
     const row = sql.messageByKey.get(conversationId, idempotencyKey) as Row | undefined;
     return row && messageOf(row);
@@ -377,7 +410,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     close: () => db.close(),
 
     /** Changes whenever another connection (the owner script) commits. */
-    dataVersion: () => (sql.dataVersion.get() as { data_version: number }).data_version,
+    dataVersion,
     health: () => sql.health.get() as { listings: number },
 
     listingTexts: () => (sql.allListings.all() as { listing: string }[]).map((row) => row.listing),
@@ -422,8 +455,8 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     conversationIdsByPrefix: (prefix: string) =>
       (sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id),
     allMessages: (conversationId: string) => sql.allMessages.all(conversationId) as unknown as MessageRow[],
-    setStatus: (id: string, status: ConversationStatus) => Number(sql.setStatus.run(status, id).changes) > 0,
-    setBlocked: (id: string, blocked: boolean) => Number(sql.setBlocked.run(blocked ? 1 : 0, id).changes) > 0,
+    setStatus: (id: string, status: ConversationStatus) => tx(() => Number(sql.setStatus.run(status, id).changes) > 0),
+    setBlocked: (id: string, blocked: boolean) => tx(() => Number(sql.setBlocked.run(blocked ? 1 : 0, id).changes) > 0),
 
     inbox: (includeClosed: boolean) => sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[],
     allConversations: () => sql.allConversations.all() as unknown as ConversationRow[],

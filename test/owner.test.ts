@@ -138,6 +138,7 @@ test('close and reopen change what the client may do; a closed conversation take
   const followUp = () => request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
     token: conversation.token, key: newKey(), json: { message: 'more' },
   });
+  assert.equal((await followUp()).status, 201); // the server now knows this credential
   assert.equal((await owner(service, ['close', conversation.id])).code, 0);
   errorMessage(await followUp(), 410);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body.status, 'closed');
@@ -151,6 +152,8 @@ test('close and reopen change what the client may do; a closed conversation take
 test('block makes the credential answer 403 saying the owner blocked it; unblock lifts it', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
+  const read = () => request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
+  assert.equal((await read()).status, 200); // the server now knows this credential
   assert.equal((await owner(service, ['block', conversation.id])).code, 0);
   const blocked = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
   assert.match(errorMessage(blocked, 403), /owner has blocked this conversation/);
