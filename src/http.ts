@@ -280,6 +280,7 @@ function parseQuery(raw: string): Map<string, string> {
 }
 
 function decodeQueryPart(part: string): string {
+  if (!part.includes('%') && !part.includes('+')) return part; // nothing to decode: the usual case
   try {
     return decodeURIComponent(part.replace(/\+/g, ' '));
   } catch {
@@ -287,16 +288,18 @@ function decodeQueryPart(part: string): string {
   }
 }
 
+/** Decodes the router's fresh params object in place. */
 function decodeParams(params: Record<string, string>): Record<string, string> {
-  const decoded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
+    const value = params[name] as string;
+    if (!value.includes('%')) continue;
     try {
-      decoded[name] = value.includes('%') ? decodeURIComponent(value) : value;
+      params[name] = decodeURIComponent(value);
     } catch {
       throw new HttpError(400, 'The path has malformed percent-encoding (a % must be followed by two hex digits).');
     }
   }
-  return decoded;
+  return params;
 }
 
 function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {

@@ -45,20 +45,25 @@ export function createRouter<H>(routes: readonly Route<H>[]) {
     return [...methods, 'OPTIONS'].join(', ');
   }
 
+  /** `captured`: the regex match, whose groups are the params in order. */
+  function matchOn(compiled: CompiledPath<H>, method: string, captured: ArrayLike<string | undefined>): RouteMatch<H> {
+    const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);
+    if (!handler) return { kind: 'method-not-allowed', pattern: compiled.pattern, allow: allowHeader(compiled) };
+    const params: Record<string, string> = {};
+    for (let i = 0; i < compiled.paramNames.length; i++) params[compiled.paramNames[i] as string] = captured[i + 1] as string;
+    return { kind: 'found', handler, pattern: compiled.pattern, params };
+  }
+
   const staticPaths = new Map(paths.filter((p) => p.paramNames.length === 0).map((p) => [p.pattern, p]));
   const paramPaths = paths.filter((p) => p.paramNames.length > 0);
 
   return {
     match(method: string, pathname: string): RouteMatch<H> {
       const exact = staticPaths.get(pathname);
-      for (const compiled of exact ? [exact] : paramPaths) {
+      if (exact) return matchOn(exact, method, []);
+      for (const compiled of paramPaths) {
         const found = compiled.regex.exec(pathname);
-        if (!found) continue;
-        const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);
-        if (!handler) return { kind: 'method-not-allowed', pattern: compiled.pattern, allow: allowHeader(compiled) };
-        const params: Record<string, string> = {};
-        compiled.paramNames.forEach((name, i) => (params[name] = found[i + 1] as string));
-        return { kind: 'found', handler, pattern: compiled.pattern, params };
+        if (found) return matchOn(compiled, method, found);
       }
       return { kind: 'not-found' };
     },
