@@ -31,16 +31,16 @@ export function hashToken(token: string): string {
 }
 
 // The fixed refusals of authentication, made once with their body bytes.
-const BEARER = { 'www-authenticate': 'Bearer' };
+const CHALLENGE = { 'www-authenticate': 'Bearer' };
 const NO_CREDENTIAL = new HttpError(
   401,
   'Send exactly one header Authorization: Bearer <access_token>, with the 64 lowercase hex characters returned when the conversation was opened.',
-  BEARER,
+  CHALLENGE,
 );
 const UNKNOWN_CREDENTIAL = new HttpError(
   401,
   'This credential matches no conversation. Check that you sent the whole access_token from the creation response.',
-  BEARER,
+  CHALLENGE,
 );
 const OTHER_CONVERSATION = new HttpError(403, 'This credential belongs to another conversation; use it only with the id it was issued for.');
 const BLOCKED = new HttpError(403, 'The owner has blocked this conversation; it can no longer be used.');
@@ -55,10 +55,8 @@ export function authenticated(handler: AuthenticatedHandler): Handler {
 
 /** The conversation the request's credential opens, or the refusal (401, 403, 410). */
 function authenticate(ctx: RequestContext): ConversationRow | HttpError {
-  const header = ctx.req.headers.authorization; // Node keeps the first of repeated ones…
-  const repeated = countHeader(ctx.req.rawHeaders, 'authorization') > 1; // …so count them ourselves
-  const token = header && !repeated ? /^Bearer +([0-9a-f]{64})$/i.exec(header)?.[1] : undefined;
-  if (token === undefined || token !== token.toLowerCase()) return NO_CREDENTIAL;
+  const token = bearerToken(ctx.req.rawHeaders);
+  if (token === undefined) return NO_CREDENTIAL;
   const conversation = ctx.app.store.conversationByTokenHash(hashToken(token));
   if (!conversation) return UNKNOWN_CREDENTIAL;
   const id = parseConversationId(ctx.params.id as string);
@@ -70,10 +68,23 @@ function authenticate(ctx: RequestContext): ConversationRow | HttpError {
   return conversation;
 }
 
-function countHeader(rawHeaders: string[], name: string): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if ((rawHeaders[i] as string).toLowerCase() === name) count++;
-  return count;
+// The scheme is case-insensitive (RFC 9110); the credential is exactly 64 lowercase hex digits.
+const BEARER_CREDENTIAL = /^[Bb][Ee][Aa][Rr][Ee][Rr] +([0-9a-f]{64})$/;
+
+/**
+ * The credential of the one Authorization header, or undefined when there is none, more
+ * than one, or it is malformed. Read from the raw headers: Node's req.headers keeps only
+ * the first of repeated Authorization headers, and is built only if someone asks for it.
+ */
+function bearerToken(rawHeaders: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (value !== undefined) return undefined;
+    value = rawHeaders[i + 1] as string;
+  }
+  return value === undefined ? undefined : BEARER_CREDENTIAL.exec(value)?.[1];
 }
 
 function conversationUrls(app: App, id: string) {

@@ -16,6 +16,11 @@ const { values: options } = parseArgs({
   options: { smoke: { type: 'boolean' }, scale: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' } },
 });
 const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
+// Each comparison alternates the two servers over several short rounds (A B, B A, ...) and
+// takes the median of the rounds' ratios: a slow spell of a shared machine then falls on
+// both sides, and a single unlucky round does not decide the figure.
+const ROUNDS = Math.max(1, Math.min(5, Math.floor(SECONDS / 2)));
+const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const CONNECTIONS = 32;
 const SCALE_CONVERSATIONS = options.smoke ? 10_000 : 100_000;
 const SCALE_MESSAGES_EACH = 10;
@@ -148,10 +153,10 @@ function toMs(value: string, unit: string): number {
   return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 }
 
-function runWrk(server: Server, scenario: Scenario): Measurement {
+function runWrk(server: Server, scenario: Scenario, seconds: number): Measurement {
   const script = path.join(work, `${scenario.name.replace(/\W+/g, '-')}.lua`);
   writeFileSync(script, luaScript(scenario));
-  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, server.url + scenario.path]) as [string, ...string[]];
+  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, server.url + scenario.path]) as [string, ...string[]];
   const cpuBefore = server.cpuMs();
   const result = spawnSync(command, args, { encoding: 'utf8' });
   const cpuMs = server.cpuMs() - cpuBefore;
@@ -163,6 +168,54 @@ function runWrk(server: Server, scenario: Scenario): Measurement {
   const total = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const unexpected = scenario.expectStatus < 300 ? non2xx : total - non2xx;
   return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN, p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN, cpuUs: (cpuMs * 1000) / total, unexpected };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One server's rounds as one figure: mean req/s and CPU, median latencies. */
+function combined(rounds: Measurement[]): Measurement {
+  const mean = (pick: (m: Measurement) => number) => rounds.reduce((sum, m) => sum + pick(m), 0) / rounds.length;
+  return {
+    rps: mean((m) => m.rps),
+    p50: median(rounds.map((m) => m.p50)),
+    p99: median(rounds.map((m) => m.p99)),
+    cpuUs: mean((m) => m.cpuUs),
+    unexpected: rounds.reduce((sum, m) => sum + m.unexpected, 0),
+  };
+}
+
+interface Comparison {
+  readonly base: Measurement;
+  readonly other: Measurement;
+  /** median over the rounds of other req/s ÷ base req/s */
+  readonly ratio: number;
+  /** median over the rounds of base CPU per request ÷ other's */
+  readonly cpuRatio: number;
+}
+
+/** Runs a scenario on two servers in alternating rounds. */
+function compare(base: Server, baseScenario: Scenario, other: Server, otherScenario: Scenario): Comparison {
+  const baseRounds: Measurement[] = [];
+  const otherRounds: Measurement[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      baseRounds.push(runWrk(base, baseScenario, ROUND_SECONDS));
+      otherRounds.push(runWrk(other, otherScenario, ROUND_SECONDS));
+    } else {
+      otherRounds.push(runWrk(other, otherScenario, ROUND_SECONDS));
+      baseRounds.push(runWrk(base, baseScenario, ROUND_SECONDS));
+    }
+  }
+  return {
+    base: combined(baseRounds),
+    other: combined(otherRounds),
+    ratio: median(baseRounds.map((b, i) => otherRounds[i]!.rps / b.rps)),
+    cpuRatio: median(baseRounds.map((b, i) => b.cpuUs / otherRounds[i]!.cpuUs)),
+  };
 }
 
 async function sample(baseUrl: string, scenario: Scenario, key = `bench-sample-${Math.random().toString(36).slice(2)}`) {
@@ -218,7 +271,10 @@ const chosen = (scenarios: Scenario[]) => scenarios.filter((scenario) => scenari
 const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 async function main() {
-  console.log(`Benchmark: wrk, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run; ${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`);
+  console.log(
+    `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
+      `${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`,
+  );
   console.log(`Both servers run as npm start does: ${Object.entries(launch.env).map(([k, v]) => `${k}=${v} `).join('')}node ${launch.nodeArgs.join(' ')}\n`);
   // One start of each first, so that both run from a warm compile cache, as every start
   // after the first one on a machine does.
@@ -238,10 +294,9 @@ async function main() {
   writeFileSync(responsesFile, JSON.stringify(canned));
   const reference = await startServer('test/bench/reference.ts', { RESPONSES_FILE: responsesFile }, `/api/v1/directory/open-meteo`);
 
-  const results: { scenario: Scenario; reference: Measurement; service: Measurement }[] = [];
+  const results: { scenario: Scenario; comparison: Comparison }[] = [];
   for (const scenario of chosen(scenarios)) {
-    const service = scenario.target === 'main' ? main : limited;
-    results.push({ scenario, reference: runWrk(reference, scenario), service: runWrk(service, scenario) });
+    results.push({ scenario, comparison: compare(reference, scenario, scenario.target === 'main' ? main : limited, scenario) });
   }
   const rss = { reference: reference.peakRssKb(), service: main.peakRssKb() };
 
@@ -250,21 +305,20 @@ async function main() {
     `${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ${'ratio'.padStart(5)} ${'CPU ratio'.padStart(9)}`;
   console.log(header);
   console.log('-'.repeat(header.length));
-  for (const { scenario, reference: r, service: s } of results) {
+  for (const { scenario, comparison: { base: r, other: s, ratio, cpuRatio } } of results) {
     const warn = s.unexpected > 0 ? `  (${s.unexpected} unexpected statuses)` : '';
     console.log(
       `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ${format(r.cpuUs, 1).padStart(7)}   ` +
         `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ${format(s.cpuUs, 1).padStart(7)}   ` +
-        `${format(s.rps / r.rps, 2).padStart(5)} ${format(r.cpuUs / s.cpuUs, 2).padStart(9)}${warn}`,
+        `${format(ratio, 2).padStart(5)} ${format(cpuRatio, 2).padStart(9)}${warn}`,
     );
   }
   console.log('ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service\'s, the same comparison measured');
-  console.log('in the servers\' own CPU time, which a busy neighbour on the machine disturbs far less than it disturbs req/s.');
+  console.log('in the servers\' own CPU time, which a busy neighbour disturbs less than req/s. Both: the median of the rounds\' ratios.');
   console.log(`\npeak RSS: reference ${format(rss.reference / 1024, 1)} MiB, service ${format(rss.service / 1024, 1)} MiB (ratio ${format(rss.service / rss.reference, 2)})`);
   console.log(`start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms (the first start of this run, which fills the compile cache on a fresh install: ${format(firstStart.startupMs)} ms)`);
 
   if (options.scale) {
-    await main.stop();
     const seededPath = path.join(work, 'seeded.db');
     const seedStart = performance.now();
     seedDatabase(seededPath, SCALE_CONVERSATIONS, SCALE_MESSAGES_EACH);
@@ -276,20 +330,20 @@ async function main() {
       `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
         `${'seeded/empty'.padStart(12)} ${'CPU ratio'.padStart(9)}`,
     );
+    // The empty database's figures are measured again here, alternating with the seeded ones.
+    const emptyScenarios = chosen(scenarios);
     for (const [index, scenario] of chosen(seededScenarios).entries()) {
-      const empty = results[index]!.service;
-      const measured = runWrk(scenario.target === 'main' ? seeded : limited, scenario);
+      const target = scenario.target === 'main' ? seeded : limited;
+      const { base: empty, other: measured, ratio, cpuRatio } = compare(emptyScenarios[index]!.target === 'main' ? main : limited, emptyScenarios[index]!, target, scenario);
       console.log(
         `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ${format(measured.rps).padStart(12)} ` +
           `${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)} ${format(measured.cpuUs, 1).padStart(7)}   ` +
-          `${format(measured.rps / empty.rps, 2).padStart(12)} ${format(empty.cpuUs / measured.cpuUs, 2).padStart(9)}`,
+          `${format(ratio, 2).padStart(12)} ${format(cpuRatio, 2).padStart(9)}`,
       );
     }
     await seeded.stop();
-  } else {
-    await main.stop();
   }
-  await Promise.all([limited.stop(), reference.stop()]);
+  await Promise.all([main.stop(), limited.stop(), reference.stop()]);
 }
 
 await main();
