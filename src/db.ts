@@ -223,15 +223,25 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     purgeExpired: db.prepare('DELETE FROM conversations WHERE expires_at <= ?'),
   } satisfies Record<string, StatementSync>;
 
+  // Transaction control, prepared once like every other statement: a write runs several.
+  const control = {
+    begin: db.prepare('BEGIN IMMEDIATE'), // takes the write lock up front
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    savepoint: db.prepare('SAVEPOINT request'),
+    release: db.prepare('RELEASE request'),
+    rollbackToSavepoint: db.prepare('ROLLBACK TO request'),
+  };
+
   /** Runs fn in a write transaction (BEGIN IMMEDIATE takes the write lock up front). */
   function tx<T>(fn: () => T): T {
-    db.exec('BEGIN IMMEDIATE');
+    control.begin.run();
     try {
       const result = fn();
-      db.exec('COMMIT');
+      control.commit.run();
       return result;
     } catch (err) {
-      if (db.isTransaction) db.exec('ROLLBACK');
+      if (db.isTransaction) control.rollback.run();
       throw err;
     } finally {
       forgetConversations();
@@ -250,25 +260,25 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     queued = [];
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
-      db.exec('BEGIN IMMEDIATE');
+      control.begin.run();
       for (const { write } of batch) {
-        db.exec('SAVEPOINT request');
+        control.savepoint.run();
         try {
           const value = write();
-          db.exec('RELEASE request');
+          control.release.run();
           outcomes.push({ ok: true, value }); // only now: one outcome per write, in order
         } catch (error) {
           // On a full disk or an I/O error SQLite may have rolled the whole transaction back.
           if (!db.isTransaction) throw error;
-          db.exec('ROLLBACK TO request');
-          db.exec('RELEASE request');
+          control.rollbackToSavepoint.run();
+          control.release.run();
           outcomes.push({ ok: false, error });
         }
       }
-      db.exec('COMMIT');
+      control.commit.run();
     } catch (err) {
       try {
-        if (db.isTransaction) db.exec('ROLLBACK');
+        if (db.isTransaction) control.rollback.run();
       } catch {
         // Nothing was committed either way; the writes' own error is the one to report.
       }
