@@ -21,6 +21,9 @@ const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
 // both sides, and a single unlucky round does not decide the figure.
 const ROUNDS = Math.max(1, Math.min(5, Math.floor(SECONDS / 2)));
 const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
+// Unmeasured load on each server before its first round: a server that just started is
+// still compiling its hot paths, which is start-up, measured on its own, not throughput.
+const WARMUP_SECONDS = options.smoke ? 0 : 2;
 const CONNECTIONS = 32;
 const SCALE_CONVERSATIONS = options.smoke ? 10_000 : 100_000;
 const SCALE_MESSAGES_EACH = 10;
@@ -199,6 +202,10 @@ interface Comparison {
 
 /** Runs a scenario on two servers in alternating rounds. */
 function compare(base: Server, baseScenario: Scenario, other: Server, otherScenario: Scenario): Comparison {
+  if (WARMUP_SECONDS > 0) {
+    runWrk(base, baseScenario, WARMUP_SECONDS);
+    runWrk(other, otherScenario, WARMUP_SECONDS);
+  }
   const baseRounds: Measurement[] = [];
   const otherRounds: Measurement[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -272,7 +279,7 @@ const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits
 
 async function main() {
   console.log(
-    `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
+    `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${WARMUP_SECONDS} s of warm-up, then ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
       `${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`,
   );
   console.log(`Both servers run as npm start does: ${Object.entries(launch.env).map(([k, v]) => `${k}=${v} `).join('')}node ${launch.nodeArgs.join(' ')}\n`);
