@@ -3,7 +3,7 @@
 // run, each pinned to one core when taskset is there. Writes nothing into the repository.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -257,9 +257,9 @@ async function tenPercentQuery(baseUrl: string): Promise<string> {
   return best.q;
 }
 
-async function scenariosFor(main: Server, limited: Server): Promise<Scenario[]> {
+/** `capped`: a conversation of the limited service; opening one uses its one message of the day. */
+async function scenariosFor(main: Server, capped: { id: string; token: string }): Promise<Scenario[]> {
   const conversation = await openConversation(main.url);
-  const capped = await openConversation(limited.url); // uses the limited service's one message of the day
   const q = await tenPercentQuery(main.url);
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
   const json = { 'Content-Type': 'application/json' };
@@ -293,7 +293,8 @@ async function main() {
   const dbPath = path.join(work, 'empty.db');
   const main = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: dbPath }, '/api/v1/health');
   const limited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: path.join(work, 'limited.db') }, '/api/v1/health');
-  const scenarios = await scenariosFor(main, limited);
+  const capped = await openConversation(limited.url);
+  const scenarios = await scenariosFor(main, capped);
 
   const canned: Record<string, Awaited<ReturnType<typeof sample>>> = {};
   for (const scenario of scenarios) canned[`${scenario.method} ${scenario.path}`] = await sample(scenario.target === 'main' ? main.url : limited.url, scenario);
@@ -330,9 +331,12 @@ async function main() {
     const seedStart = performance.now();
     seedDatabase(seededPath, SCALE_CONVERSATIONS, SCALE_MESSAGES_EACH);
     console.log(`\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages in ${format((performance.now() - seedStart) / 1000, 1)} s`);
+    const seededLimitedPath = path.join(work, 'seeded-limited.db');
+    copyFileSync(seededPath, seededLimitedPath); // the same rows, for the daily-maximum refusal
     const seeded = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: seededPath }, '/api/v1/health');
     console.log(`start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms\n`);
-    const seededScenarios = await scenariosFor(seeded, limited);
+    const seededLimited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: seededLimitedPath }, '/api/v1/health');
+    const seededScenarios = await scenariosFor(seeded, await openConversation(seededLimited.url));
     console.log(
       `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
         `${'seeded/empty'.padStart(12)} ${'CPU ratio'.padStart(9)}`,
@@ -340,15 +344,16 @@ async function main() {
     // The empty database's figures are measured again here, alternating with the seeded ones.
     const emptyScenarios = chosen(scenarios);
     for (const [index, scenario] of chosen(seededScenarios).entries()) {
-      const target = scenario.target === 'main' ? seeded : limited;
+      const target = scenario.target === 'main' ? seeded : seededLimited;
       const { base: empty, other: measured, ratio, cpuRatio } = compare(emptyScenarios[index]!.target === 'main' ? main : limited, emptyScenarios[index]!, target, scenario);
+      const warn = measured.unexpected > 0 ? `  (${measured.unexpected} unexpected statuses)` : '';
       console.log(
         `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ${format(measured.rps).padStart(12)} ` +
           `${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)} ${format(measured.cpuUs, 1).padStart(7)}   ` +
-          `${format(ratio, 2).padStart(12)} ${format(cpuRatio, 2).padStart(9)}`,
+          `${format(ratio, 2).padStart(12)} ${format(cpuRatio, 2).padStart(9)}${warn}`,
       );
     }
-    await seeded.stop();
+    await Promise.all([seeded.stop(), seededLimited.stop()]);
   }
   await Promise.all([main.stop(), limited.stop(), reference.stop()]);
 }
