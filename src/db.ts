@@ -300,7 +300,19 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     });
   }
 
-  const dataVersion = () => (sql.dataVersion.get() as { data_version: number }).data_version;
+  /**
+   * PRAGMA data_version, which changes when another connection (the owner script)
+   * commits, read at most once per event-loop turn: requests in the same turn are
+   * concurrent with such a commit anyway, and the next turn sees it.
+   */
+  let versionThisTurn: number | null = null;
+  function dataVersion(): number {
+    if (versionThisTurn === null) {
+      versionThisTurn = (sql.dataVersion.get() as { data_version: number }).data_version;
+      setImmediate(() => (versionThisTurn = null));
+    }
+    return versionThisTurn;
+  }
   const conversationById = (id: string) => {
     const row = sql.conversationById.get(id) as Row | undefined;
     return row && conversationOf(row);
@@ -308,25 +320,19 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   /**
    * Conversations by credential, kept between requests: this lookup runs on every
    * authenticated request, and polls are the most frequent requests of all. The rows are
-   * dropped whenever this connection writes, and, checked once per event-loop turn,
-   * whenever another connection (the owner script) has committed. Requests in the turn
-   * of an owner's commit are concurrent with it; the next turn sees it.
+   * dropped whenever this connection writes, and whenever the data version shows that
+   * another connection (the owner script) has committed.
    */
   const MAX_CACHED_CONVERSATIONS = 10_000;
   let byTokenHash = new Map<string, ConversationRow>();
   let versionSeen = -1;
-  let versionCheckedThisTurn = false;
   function forgetConversations(): void {
     if (byTokenHash.size > 0) byTokenHash = new Map();
   }
   function conversationByTokenHash(hash: string): ConversationRow | undefined {
-    if (!versionCheckedThisTurn) {
-      versionCheckedThisTurn = true;
-      setImmediate(() => (versionCheckedThisTurn = false));
-      const version = dataVersion();
-      if (version !== versionSeen) forgetConversations();
-      versionSeen = version;
-    }
+    const version = dataVersion();
+    if (version !== versionSeen) forgetConversations();
+    versionSeen = version;
     const cached = byTokenHash.get(hash);
     if (cached) return cached;
     const row = sql.conversationByTokenHash.get(hash) as Row | undefined;
@@ -419,7 +425,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     db,
     close: () => db.close(),
 
-    /** Changes whenever another connection (the owner script) commits. */
+    /** Changes when another connection (the owner script) commits; read once per event-loop turn. */
     dataVersion,
     health: () => sql.health.get() as { listings: number },
 

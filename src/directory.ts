@@ -48,14 +48,9 @@ export function createDirectory(store: Store) {
   let bySlug = new Map<string, Entry>();
   let loadedVersion = -1;
   let answers = new Map<string, Answer>();
-  let checkedThisTurn = false;
 
-  // Asked once per event-loop turn: requests in the same turn are concurrent with any
-  // owner commit anyway, and the next turn sees it.
+  // The store reads the data version once per event-loop turn, so this costs a comparison.
   function refresh(): void {
-    if (checkedThisTurn) return;
-    checkedThisTurn = true;
-    setImmediate(() => (checkedThisTurn = false));
     const version = store.dataVersion();
     if (version === loadedVersion) return;
     answers = new Map();
