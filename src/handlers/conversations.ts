@@ -26,7 +26,7 @@ type AuthenticatedHandler = (ctx: RequestContext, conversation: ConversationRow)
  * store keeps the 32 bytes). Hex, because a Buffer made by the digest cost measurably
  * more per request than a string.
  */
-export function hashToken(token: string): string {
+function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
