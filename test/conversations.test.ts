@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import type { Store } from '../src/db.ts';
-import { errorMessage, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
+import { errorMessage, fakeClock, newKey, openConversation, request, startServerProcess, startTestService } from './helpers.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const OTHER_ID = '7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11';
@@ -272,6 +272,22 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
   const scheme = await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, { headers: { authorization: `bearer ${mine.token}` } });
   assert.equal(scheme.status, 200, 'the scheme name is case-insensitive');
   assert.equal(service.store.stats().messages, 2, 'no refused follow-up was stored');
+});
+
+test('a credential issued by another server on the same database is accepted, and an unknown one still is not', async (t) => {
+  // As during a restart that overlaps the old process: each server keeps its own record
+  // of which credentials exist, and must learn of the other's openings.
+  const service = await startTestService(t);
+  const mine = await openConversation(service.url);
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
+  const other = await startServerProcess(t, { DB_PATH: service.dbPath, CREATE_LIMIT_PER_HOUR: '0' });
+  const theirs = await openConversation(other.url);
+  const seen = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}/messages`, { token: theirs.token });
+  assert.equal(seen.status, 200);
+  assert.equal(seen.body.items[0].message, 'Hello, owner.');
+  const unknown = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}`, { token: theirs.token.replace(/^./, (c) => (c === '0' ? '1' : '0')) });
+  errorMessage(unknown, 401);
+  assert.equal((await request(other.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
 });
 
 test('a credential past expires_at gets 410 on every conversation endpoint', async (t) => {
