@@ -343,7 +343,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
    * It is filled on the first lookup from every digest on disk (about 20 ms per 100,000
    * conversations), by this server's openings, and from the rows another connection has
    * added whenever the data version changes. Only servers open conversations; a rowid is
-   * reused only after the newest conversation was purged, that is after 30 days without
+   * reused only after the newest conversation was purged, that is after a year without
    * an opening.
    */
   const digestPrefixes = new Uint8Array(2 ** 24 / 8);

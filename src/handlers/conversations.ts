@@ -59,10 +59,12 @@ function authenticate(ctx: RequestContext): ConversationRow | HttpError {
   if (token === undefined) return NO_CREDENTIAL;
   const conversation = ctx.app.store.conversationByTokenHash(hashToken(token));
   if (!conversation) return UNKNOWN_CREDENTIAL;
-  const id = parseConversationId(ctx.params.id as string);
-  if (conversation.id !== id) return OTHER_CONVERSATION;
+  const pathId = ctx.params.id as string;
+  // The stored id is a valid lowercase UUID: a path id equal to it needs no parsing.
+  if (pathId !== conversation.id && parseConversationId(pathId) !== conversation.id) return OTHER_CONVERSATION;
   if (conversation.blocked) return BLOCKED;
-  if (Date.parse(conversation.expires_at) <= ctx.app.now()) {
+  // Both are ISO 8601 UTC texts of the same shape, which compare as the instants do.
+  if (conversation.expires_at <= isoTime(ctx.app.now())) {
     return new HttpError(410, `This credential expired at ${conversation.expires_at}. Open a new conversation to continue.`);
   }
   return conversation;
