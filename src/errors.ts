@@ -28,10 +28,17 @@ export class HttpError extends Error {
   }
 }
 
+// A client told to wait is often told again within the same second (a flood from one
+// address, a full day): the last 429 is answered again while its message and Retry-After
+// are the same, without making a new error and its body.
+let lastTooManyRequests: HttpError | undefined;
+
 /** A 429 with its Retry-After in whole seconds, at least 1. */
 export function tooManyRequests(message: string, retryAfterSeconds: number): HttpError {
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new HttpError(429, message, { 'retry-after': String(seconds) });
+  const seconds = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  const last = lastTooManyRequests;
+  if (last !== undefined && last.headers['retry-after'] === seconds && last.message === message) return last;
+  return (lastTooManyRequests = new HttpError(429, message, { 'retry-after': seconds }));
 }
 
 export const STATUS_TEXT: Record<number, string> = {

@@ -5,7 +5,7 @@ import { errorMessage, fakeClock, newKey, openConversation, request, startTestSe
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
   const clock = fakeClock('2026-03-10T23:59:00.000Z');
-  const service = await startTestService(t, { now: clock.now, env: { DAILY_MESSAGE_LIMIT: '4' } });
+  const service = await startTestService(t, { now: clock.now, env: { DAILY_MESSAGE_LIMIT: '4', POLL_INTERVAL_SECONDS: '35' } });
   const { id, token } = await openConversation(service.url); // 1
   const post = (key: string, message: string) =>
     request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message } });
@@ -25,8 +25,13 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   assert.match(errorMessage(refused, 429), /shared maximum of 4 messages per UTC day/);
   assert.equal(refused.headers.get('retry-after'), '30', 'seconds until 00:00 UTC, rounded up');
   const opening = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'new' } });
-  errorMessage(opening, 429);
+  assert.match(errorMessage(opening, 429), /shared maximum of 4 messages per UTC day/);
   assert.equal(opening.headers.get('retry-after'), '30');
+  // Another 429 with the same Retry-After in the same second (35 s less the 5 s grace) says what it is about.
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token })).status, 200);
+  const pollTooSoon = await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token });
+  assert.match(errorMessage(pollTooSoon, 429), /Poll this conversation at most once every 35 seconds/);
+  assert.equal(pollTooSoon.headers.get('retry-after'), '30');
   const ownerRefused = service.store.appendMessage({
     conversationId: id, author: 'owner', message: 'x', idempotencyKey: null,
     createdAt: new Date(clock.now()).toISOString(), day: '2026-03-10', dailyLimit: 4,
