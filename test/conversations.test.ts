@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
 import net from 'node:net';
+import path from 'node:path';
 import { test } from 'node:test';
-import type { Store } from '../src/db.ts';
-import { errorMessage, fakeClock, newKey, openConversation, request, startServerProcess, startTestService } from './helpers.ts';
+import { openStore, type Store } from '../src/db.ts';
+import { errorMessage, fakeClock, newKey, openConversation, request, startServerProcess, startTestService, tempDir } from './helpers.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const OTHER_ID = '7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11';
@@ -288,6 +290,20 @@ test('a credential issued by another server on the same database is accepted, an
   const unknown = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}`, { token: theirs.token.replace(/^./, (c) => (c === '0' ? '1' : '0')) });
   errorMessage(unknown, 401);
   assert.equal((await request(other.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
+});
+
+test('lookups by credential stay right past the 10,000 conversations kept in memory', async (t) => {
+  const store = openStore(path.join(tempDir(t), 'many.db'));
+  t.after(() => store.close());
+  const at = new Date().toISOString();
+  const opened = Array.from({ length: 10_001 }, (_, n) => ({ id: randomUUID(), tokenHash: createHash('sha256').update(`credential ${n}`).digest('hex') }));
+  await Promise.all(opened.map(({ id, tokenHash }) => store.submitOpening({
+    id, tokenHash, creationKey: `key-${id}`, metadata: '{}', message: 'hello', createdAt: at, expiresAt: '2099-01-01T00:00:00.000Z', day: at.slice(0, 10), dailyLimit: 0,
+  })));
+  for (let round = 0; round < 2; round++) {
+    for (const { id, tokenHash } of opened) assert.equal(store.conversationByTokenHash(tokenHash)?.id, id);
+  }
+  assert.equal(store.conversationByTokenHash(createHash('sha256').update('never issued').digest('hex')), undefined);
 });
 
 test('a credential past expires_at gets 410 on every conversation endpoint', async (t) => {
