@@ -262,7 +262,14 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
    * one COMMIT (one fsync) makes them durable together. No promise settles before the
    * COMMIT returns, so an answer still means "on disk".
    */
-  let queued: { write: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void }[] = [];
+  interface QueuedWrite {
+    write: () => unknown;
+    /** the conversation whose row the write changes, if it changes one */
+    changes: string | null;
+    resolve: (value: unknown) => void;
+    reject: (err: unknown) => void;
+  }
+  let queued: QueuedWrite[] = [];
   function commitQueued(): void {
     const batch = queued;
     queued = [];
@@ -293,7 +300,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       for (const { reject } of batch) reject(err);
       return;
     } finally {
-      forgetConversations();
+      for (const { changes } of batch) if (changes !== null) forgetConversation(changes);
     }
     batch.forEach(({ resolve, reject }, i) => {
       const outcome = outcomes[i]!;
@@ -301,10 +308,10 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       else reject(outcome.error);
     });
   }
-  function groupCommit<T>(write: () => T): Promise<T> {
+  function groupCommit<T>(write: () => T, changes: string | null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (queued.length === 0) setImmediate(commitQueued);
-      queued.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      queued.push({ write, changes, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -327,15 +334,21 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   };
   /**
    * Conversations by credential, kept between requests: this lookup runs on every
-   * authenticated request, and polls are the most frequent requests of all. The rows are
-   * dropped whenever this connection writes, and whenever the data version shows that
-   * another connection (the owner script) has committed.
+   * authenticated request, and polls are the most frequent requests of all. Which
+   * conversation a digest opens never changes, so that is kept while there is room; a
+   * row changes, so it is dropped when the server writes to its conversation, and every
+   * row is dropped when a transaction of this connection (the owner's commands) or of
+   * another (the data version) may have changed any conversation.
    */
   const MAX_CACHED_CONVERSATIONS = 10_000;
-  let byTokenHash = new Map<string, ConversationRow>();
+  let idByTokenHash = new Map<string, string>();
+  let rowById = new Map<string, ConversationRow>();
   let versionSeen = -1;
   function forgetConversations(): void {
-    if (byTokenHash.size > 0) byTokenHash = new Map();
+    if (rowById.size > 0) rowById = new Map();
+  }
+  function forgetConversation(id: string): void {
+    rowById.delete(id);
   }
 
   /**
@@ -374,13 +387,18 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       versionSeen = version;
     }
     if (!isMarked(prefixOf(hash))) return undefined;
-    const cached = byTokenHash.get(hash);
+    const id = idByTokenHash.get(hash);
+    const cached = id === undefined ? undefined : rowById.get(id);
     if (cached) return cached;
     const row = sql.conversationByTokenHash.get(hash) as Row | undefined;
-    if (!row) return undefined;
-    if (byTokenHash.size >= MAX_CACHED_CONVERSATIONS) byTokenHash = new Map();
+    if (!row) return undefined; // never stored, or purged since
     const conversation = conversationOf(row);
-    byTokenHash.set(hash, conversation);
+    if (idByTokenHash.size >= MAX_CACHED_CONVERSATIONS) {
+      idByTokenHash = new Map();
+      rowById = new Map();
+    }
+    idByTokenHash.set(hash, conversation.id);
+    rowById.set(conversation.id, conversation);
     return conversation;
   }
   const messageByKey = (conversationId: string, idempotencyKey: string) => {
@@ -495,7 +513,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
      */
     submitOpening(input: OpeningInput): Promise<OpeningResult> {
       if (dailyMaximumReached(input.day, input.dailyLimit)) return Promise.resolve({ kind: 'daily-limit' });
-      return groupCommit(() => openConversation(input));
+      return groupCommit(() => openConversation(input), null); // a new row, in no one's memory yet
     },
     /**
      * The server's follow-up: idempotency, state, daily maximum and insert. Answers that
@@ -504,7 +522,7 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
      */
     submitFollowUp(input: FollowUpInput): Promise<FollowUpResult> {
       const answer = followUpWithoutWrite(input);
-      return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input));
+      return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input), input.conversationId);
     },
     /** The owner's reply (or any message), in a transaction of its own. */
     appendMessage: (input: AppendInput) => tx(() => appendMessage(input)),
