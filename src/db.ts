@@ -356,7 +356,9 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
    * 2 MiB bitmap, of which only the pages holding a set bit take memory. A credential
    * whose bit is clear matches no conversation and is refused without a read, so an
    * unknown or guessed credential costs a hash and no database work. With 100,000
-   * conversations about 1 guess in 170 finds its bit set and takes the read.
+   * conversations about 1 guess in 170 finds its bit set and takes the read. (That the
+   * read took place may show in the timing; it tells a guesser only that some digest
+   * shares 24 bits with the guess's, which does not help find a credential.)
    * It is filled on the first lookup from every digest on disk (about 25 ms per 100,000
    * conversations, 125 ms from a cold disk), by this server's openings, and from the rows
    * another connection has added whenever the data version changes. Only servers open
