@@ -317,6 +317,9 @@ test('purge-expired deletes conversations whose credential expired, with their m
   const expired = await openConversation(service.url, { message: 'old' });
   clock.set(new Date().toISOString());
   const current = await openConversation(service.url, { message: 'new' });
+  // The server knows both credentials before the purge, as it would in service.
+  errorMessage(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 410);
+  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
   const purged = await owner(service, ['purge-expired']);
   assert.equal(purged.stdout.trim(), 'Deleted 1 expired conversation with their messages and keys.');
   assert.equal(service.store.conversationById(expired.id), undefined);
