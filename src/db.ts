@@ -393,7 +393,10 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     const cached = id === undefined ? undefined : rowById.get(id);
     if (cached) return cached;
     const row = sql.conversationByTokenHash.get(hash) as Row | undefined;
-    if (!row) return undefined; // never stored, or purged since
+    if (!row) {
+      if (id !== undefined) idByTokenHash.delete(hash); // purged since it was looked up
+      return undefined;
+    }
     const conversation = conversationOf(row);
     if (idByTokenHash.size >= MAX_CACHED_CONVERSATIONS) {
       idByTokenHash = new Map();
