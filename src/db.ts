@@ -120,6 +120,7 @@ export interface FollowUpInput extends Omit<AppendInput, 'author' | 'dailyLimit'
 }
 
 const CONVERSATION_COLUMNS = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
+const NEWEST_DIGEST_PREFIX = 'SELECT hex(substr(token_hash, 1, 3)) FROM conversations ORDER BY rowid DESC LIMIT 1';
 const MESSAGE_COLUMNS = 'seq, author, message, created_at';
 
 // The statements on the request path return arrays, named here in the order of the
@@ -168,14 +169,17 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
 
     conversationById: preparedForArrays(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`),
     conversationByTokenHash: preparedForArrays(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE token_hash = unhex(?)`),
-    // One row however many conversations: the digests' first 3 bytes as one hex text, and
-    // the last rowid read. All of them come from the digests' index, which is far smaller
-    // than the table (and so quicker to read from a cold disk); the rows added since a
-    // rowid, from the table.
-    allDigestPrefixes: preparedForArrays("SELECT group_concat(hex(substr(token_hash, 1, 3)), ''), max(rowid) FROM conversations"),
-    digestPrefixesSince: preparedForArrays(
-      "SELECT group_concat(hex(substr(token_hash, 1, 3)), ''), max(rowid) FROM conversations WHERE rowid > ?",
+    // One row however many conversations: the digests' first 3 bytes as one hex text, the
+    // last rowid read, and the newest conversation's prefix, all from one snapshot. All of
+    // them come from the digests' index, which is far smaller than the table (and so
+    // quicker to read from a cold disk); the rows added since a rowid, from the table.
+    allDigestPrefixes: preparedForArrays(
+      `SELECT group_concat(hex(substr(token_hash, 1, 3)), ''), max(rowid), (${NEWEST_DIGEST_PREFIX}) FROM conversations`,
     ),
+    digestPrefixesSince: preparedForArrays(
+      `SELECT group_concat(hex(substr(token_hash, 1, 3)), ''), max(rowid), (${NEWEST_DIGEST_PREFIX}) FROM conversations WHERE rowid > ?`,
+    ),
+    digestPrefixAt: preparedForArrays('SELECT hex(substr(token_hash, 1, 3)) FROM conversations WHERE rowid = ?'),
     creationKeyExists: preparedForArrays('SELECT 1 FROM conversations WHERE creation_key = ?'),
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq)
@@ -361,9 +365,10 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
    * shares 24 bits with the guess's, which does not help find a credential.)
    * It is filled on the first lookup from every digest on disk (about 25 ms per 100,000
    * conversations, 125 ms from a cold disk), by this server's openings, and from the rows
-   * another connection has added whenever the data version changes. Only servers open
-   * conversations; a rowid is reused only after the newest conversation was purged, that
-   * is after a year without an opening.
+   * another connection (another server) has added whenever the data version changes.
+   * Those are the rows past the newest one read, unless that one is gone or changed: a
+   * purge of the newest conversation gives its rowid to the next opening, so then every
+   * digest is read again.
    */
   const digestPrefixes = new Uint8Array(2 ** 24 / 8);
   const prefixOf = (hash: string) => Number.parseInt(hash.slice(0, 6), 16);
@@ -372,12 +377,15 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   };
   const isMarked = (prefix: number) => (digestPrefixes[prefix >>> 3]! & (1 << (prefix & 7))) !== 0;
   let lastRowidRead = 0;
+  let newestPrefixRead: string | undefined; // the digest prefix of the row at lastRowidRead
   function readDigestsAddedSinceLastRead(): void {
+    if (lastRowidRead !== 0 && (sql.digestPrefixAt.get(lastRowidRead) as Row | undefined)?.[0] !== newestPrefixRead) lastRowidRead = 0;
     const read = lastRowidRead === 0 ? sql.allDigestPrefixes.get() : sql.digestPrefixesSince.get(lastRowidRead);
-    const [prefixes, maxRowid] = read as unknown as [string | null, number | null];
+    const [prefixes, maxRowid, newestPrefix] = read as unknown as [string | null, number | null, string | null];
     if (prefixes === null || maxRowid === null) return;
     for (let i = 0; i < prefixes.length; i += 6) markPrefix(prefixOf(prefixes.slice(i, i + 6)));
     lastRowidRead = maxRowid;
+    newestPrefixRead = newestPrefix ?? undefined;
   }
 
   function conversationByTokenHash(hash: string): ConversationRow | undefined {

@@ -292,6 +292,38 @@ test('a credential issued by another server on the same database is accepted, an
   assert.equal((await request(other.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
 });
 
+test('a credential is found after another server reused the row of a purged conversation', async (t) => {
+  // SQLite gives a new row the highest rowid plus one, so once the newest conversation is
+  // purged, the next opening takes its rowid, which "rows added since" would skip.
+  const dbPath = path.join(tempDir(t), 'shared.db');
+  const here = openStore(dbPath);
+  const there = openStore(dbPath);
+  t.after(() => {
+    here.close();
+    there.close();
+  });
+  const at = new Date().toISOString();
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const open = (store: Store, name: string, expiresAt: string) => {
+    const conversation = { id: randomUUID(), tokenHash: createHash('sha256').update(name).digest('hex') };
+    return store
+      .submitOpening({ ...conversation, creationKey: `key-${name}`, metadata: '{}', message: 'hello', createdAt: at, expiresAt, day: at.slice(0, 10), dailyLimit: 0 })
+      .then(() => conversation);
+  };
+  const kept = await open(there, 'kept', '2099-01-01T00:00:00.000Z');
+  const purged = await open(there, 'purged', '2000-01-01T00:00:00.000Z');
+  await nextTurn();
+  assert.equal(here.conversationByTokenHash(kept.tokenHash)?.id, kept.id); // reads every digest up to the newest
+  assert.equal(there.purgeExpired(at), 1);
+  const reusing = await open(there, 'reusing', '2099-01-01T00:00:00.000Z');
+  const rowidOf = (id: string) => (here.db.prepare('SELECT rowid FROM conversations WHERE id = ?').get(id) as { rowid: number }).rowid;
+  assert.equal(rowidOf(reusing.id), rowidOf(kept.id) + 1, 'the new conversation takes the purged one\'s rowid');
+  assert.notEqual(reusing.tokenHash.slice(0, 6), purged.tokenHash.slice(0, 6));
+  await nextTurn();
+  assert.equal(here.conversationByTokenHash(reusing.tokenHash)?.id, reusing.id);
+  assert.equal(here.conversationByTokenHash(purged.tokenHash), undefined);
+});
+
 test('lookups by credential stay right past the 10,000 conversations kept in memory', async (t) => {
   const store = openStore(path.join(tempDir(t), 'many.db'));
   t.after(() => store.close());
