@@ -456,16 +456,19 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   }
 
   /**
-   * What a follow-up gets without writing, in the contract's order, or null when it should
-   * be stored. A duplicate stays one and a day's count only grows; the status is the one
-   * read when the request was authenticated, and is read again before any write.
+   * The refusal a follow-up gets without writing, or null when it goes to the write batch,
+   * which checks its key first. The key is looked up here only when the answer would be a
+   * refusal, since a retry of a stored message must get its record instead (the contract's
+   * order): so a closed conversation or a full day answers without the write lock, while
+   * a new message costs one key lookup, not two. A day's count only grows; the status is
+   * the one read when the request was authenticated, and is read again before any write.
    */
-  function followUpWithoutWrite(input: FollowUpInput): FollowUpResult | null {
-    const replay = replayOf(input);
-    if (replay) return replay;
-    if (input.statusSeen === 'closed') return { kind: 'closed' };
-    if (dailyMaximumReached(input.day, input.dailyLimit)) return { kind: 'daily-limit' };
-    return null;
+  function refusalWithoutWrite(input: FollowUpInput): FollowUpResult | null {
+    const refusal: FollowUpResult | null =
+      input.statusSeen === 'closed' ? { kind: 'closed' }
+      : dailyMaximumReached(input.day, input.dailyLimit) ? { kind: 'daily-limit' }
+      : null;
+    return refusal && (replayOf(input) ?? refusal);
   }
 
   /** A client's follow-up inside the write transaction: the replay check, then appendMessage's own checks. */
@@ -529,13 +532,13 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
       return groupCommit(() => openConversation(input), null); // a new row, in no one's memory yet
     },
     /**
-     * The server's follow-up: idempotency, state, daily maximum and insert. Answers that
-     * need no write (retries, refusals) come from plain reads, without the write lock;
-     * the rest are group-committed and decided again inside the transaction.
+     * The server's follow-up: idempotency, state, daily maximum and insert. Refusals (and
+     * the retries among them) come from plain reads, without the write lock; the rest are
+     * group-committed and decided inside the transaction.
      */
     submitFollowUp(input: FollowUpInput): Promise<FollowUpResult> {
-      const answer = followUpWithoutWrite(input);
-      return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input), input.conversationId);
+      const refusal = refusalWithoutWrite(input);
+      return refusal ? Promise.resolve(refusal) : groupCommit(() => followUp(input), input.conversationId);
     },
     /** The owner's reply (or any message), in a transaction of its own. */
     appendMessage: (input: AppendInput) => tx(() => appendMessage(input)),
