@@ -378,8 +378,10 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   const isMarked = (prefix: number) => (digestPrefixes[prefix >>> 3]! & (1 << (prefix & 7))) !== 0;
   let lastRowidRead = 0;
   let newestPrefixRead: string | undefined; // the digest prefix of the row at lastRowidRead
+  const digestPrefixAt = (rowid: number) => (sql.digestPrefixAt.get(rowid) as Row | undefined)?.[0] as string | undefined;
   function readDigestsAddedSinceLastRead(): void {
-    if (lastRowidRead !== 0 && (sql.digestPrefixAt.get(lastRowidRead) as Row | undefined)?.[0] !== newestPrefixRead) lastRowidRead = 0;
+    // The newest row read is gone or another: its rowid may now be a new conversation's.
+    if (lastRowidRead !== 0 && digestPrefixAt(lastRowidRead) !== newestPrefixRead) lastRowidRead = 0;
     const read = lastRowidRead === 0 ? sql.allDigestPrefixes.get() : sql.digestPrefixesSince.get(lastRowidRead);
     const [prefixes, maxRowid, newestPrefix] = read as unknown as [string | null, number | null, string | null];
     if (prefixes === null || maxRowid === null) return;
@@ -456,14 +458,15 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
   }
 
   /**
-   * The refusal a follow-up gets without writing, or null when it goes to the write batch,
-   * which checks its key first. The key is looked up here only when the answer would be a
-   * refusal, since a retry of a stored message must get its record instead (the contract's
-   * order): so a closed conversation or a full day answers without the write lock, while
-   * a new message costs one key lookup, not two. A day's count only grows; the status is
-   * the one read when the request was authenticated, and is read again before any write.
+   * The answer a follow-up gets without writing, or null when it goes to the write batch,
+   * which looks its key up first. Here the key is looked up only when the answer would be
+   * a refusal, since a retry of a stored message must get its record instead (the
+   * contract's order): so a closed conversation or a full day answers without the write
+   * lock, while a new message costs one key lookup, not two. A day's count only grows; the
+   * status is the one read when the request was authenticated, and is read again before
+   * any write.
    */
-  function refusalWithoutWrite(input: FollowUpInput): FollowUpResult | null {
+  function answerWithoutWrite(input: FollowUpInput): FollowUpResult | null {
     const refusal: FollowUpResult | null =
       input.statusSeen === 'closed' ? { kind: 'closed' }
       : dailyMaximumReached(input.day, input.dailyLimit) ? { kind: 'daily-limit' }
@@ -537,8 +540,8 @@ export function openStore(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
      * group-committed and decided inside the transaction.
      */
     submitFollowUp(input: FollowUpInput): Promise<FollowUpResult> {
-      const refusal = refusalWithoutWrite(input);
-      return refusal ? Promise.resolve(refusal) : groupCommit(() => followUp(input), input.conversationId);
+      const answer = answerWithoutWrite(input);
+      return answer ? Promise.resolve(answer) : groupCommit(() => followUp(input), input.conversationId);
     },
     /** The owner's reply (or any message), in a transaction of its own. */
     appendMessage: (input: AppendInput) => tx(() => appendMessage(input)),
