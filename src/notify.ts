@@ -1,9 +1,14 @@
 // NOTIFY_COMMAND: tells the owner about each new client message by running a program
 // (no shell) with the details in its environment and the message text on stdin. It
 // never delays or fails the client's request; its failures are only logged.
+//
+// One run at a time, in the order the messages were stored: a burst of messages must not
+// start a burst of processes on a small machine, and a notifier that appends to a file
+// must not see its entries interleaved with another run's.
 
 import { spawn } from 'node:child_process';
 import type { Log } from './app.ts';
+import { isoTime } from './time.ts';
 
 export interface NewClientMessage {
   readonly conversationId: string;
@@ -12,17 +17,30 @@ export interface NewClientMessage {
   readonly message: string;
 }
 
-const NOTIFY_TIMEOUT_MS = 30_000; // a hung notifier is killed rather than piling up
+const NOTIFY_TIMEOUT_MS = 30_000; // a hung notifier is killed rather than holding up the rest
+// Waiting notifications, at most: more than a default day's 500 messages. Past this the
+// notifier cannot keep up, and the newest are dropped (and logged) rather than kept in memory.
+export const MAX_WAITING_NOTIFICATIONS = 1000;
 
-export function createNotifier(command: readonly string[] | null, log: Log) {
-  return (event: NewClientMessage): void => {
-    if (!command) return;
+/** `maxWaiting`: tests lower it to see the limit without a thousand messages. */
+export function createNotifier(command: readonly string[] | null, log: Log, maxWaiting = MAX_WAITING_NOTIFICATIONS) {
+  const waiting: NewClientMessage[] = [];
+  let running = false;
+
+  const failed = (event: NewClientMessage, reason: string) =>
+    log({ time: isoTime(Date.now()), level: 'error', notify: 'failed', conversation_id: event.conversationId, seq: event.seq, reason });
+
+  function runNext(): void {
+    const event = waiting.shift();
+    running = event !== undefined;
+    if (event === undefined) return;
     const [program, ...args] = command as [string, ...string[]];
-    let reported = false; // 'exit' may follow 'error': log the failure once
-    const failed = (reason: string) => {
-      if (reported) return;
-      reported = true;
-      log({ time: new Date().toISOString(), level: 'error', notify: 'failed', conversation_id: event.conversationId, seq: event.seq, reason });
+    let finished = false; // 'close' may follow 'error': go on to the next run once
+    const finish = (reason: string | null) => {
+      if (finished) return;
+      finished = true;
+      if (reason !== null) failed(event, reason);
+      runNext();
     };
     let child;
     try {
@@ -37,14 +55,22 @@ export function createNotifier(command: readonly string[] | null, log: Log) {
         timeout: NOTIFY_TIMEOUT_MS,
       });
     } catch (err) {
-      failed((err as Error).message);
+      finish((err as Error).message);
       return;
     }
-    child.on('error', (err) => failed(err.message));
-    child.on('exit', (code, signal) => {
-      if (code !== 0) failed(signal ? `killed by ${signal}` : `exited with status ${code}`);
-    });
+    child.on('error', (err) => finish(err.message));
+    child.on('close', (code, signal) => finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`));
     child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
     child.stdin.end(event.message);
+  }
+
+  return (event: NewClientMessage): void => {
+    if (!command) return;
+    if (waiting.length >= maxWaiting) {
+      failed(event, `${maxWaiting} notifications are already waiting; this one was dropped`);
+      return;
+    }
+    waiting.push(event);
+    if (!running) runNext();
   };
 }

@@ -4,6 +4,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
+import type { LogEntry } from '../src/app.ts';
+import { createNotifier } from '../src/notify.ts';
 import {
   errorMessage,
   fakeClock,
@@ -378,6 +380,45 @@ test('NOTIFY_COMMAND runs the documented example after each new client message',
   assert.match(text, new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`));
   assert.ok(!text.includes(conversation.token));
   assert.ok(!text.includes('owner replies'));
+});
+
+test('NOTIFY_COMMAND runs one notification at a time, in the order the messages were stored', async (t) => {
+  const dir = tempDir(t);
+  const notifier = path.join(dir, 'notify.sh');
+  // Fails when another copy of itself is running, and takes long enough to overlap with one.
+  writeFileSync(
+    notifier,
+    `#!/bin/sh\nmkdir "${dir}/running" || exit 3\nsleep 0.2\necho "$MESSAGE_SEQ" >> "${dir}/seqs.txt"\nrmdir "${dir}/running"\n`,
+    { mode: 0o755 },
+  );
+  const service = await startTestService(t, { env: { NOTIFY_COMMAND: notifier } });
+  const conversation = await openConversation(service.url);
+  const followUps = [2, 3].map((n) =>
+    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token, key: newKey(), json: { message: `follow-up ${n}` } }),
+  );
+  for (const response of await Promise.all(followUps)) assert.equal(response.status, 201);
+  const seqsFile = path.join(dir, 'seqs.txt');
+  for (let i = 0; i < 100 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 4); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.deepEqual(service.logs.filter((entry) => entry.notify === 'failed'), [], 'no run overlapped another');
+  assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n');
+});
+
+test('notifications past the waiting limit are dropped and logged, and the rest still run', async (t) => {
+  const dir = tempDir(t);
+  const seqsFile = path.join(dir, 'seqs.txt');
+  const notifier = path.join(dir, 'notify.sh');
+  writeFileSync(notifier, `#!/bin/sh\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`, { mode: 0o755 });
+  const logs: LogEntry[] = [];
+  const notify = createNotifier([notifier], (entry) => logs.push(entry), 3);
+  // The first starts at once; three wait; the fifth finds the queue full.
+  for (let seq = 1; seq <= 5; seq++) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
+  assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[5, '3 notifications are already waiting; this one was dropped']]);
+  for (let i = 0; i < 100 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 5); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
 });
 
 test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', async (t) => {
