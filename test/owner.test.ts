@@ -398,7 +398,7 @@ test('NOTIFY_COMMAND runs one notification at a time, in the order the messages 
   );
   for (const response of await Promise.all(followUps)) assert.equal(response.status, 201);
   const seqsFile = path.join(dir, 'seqs.txt');
-  for (let i = 0; i < 100 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 4); i++) {
+  for (let i = 0; i < 250 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 4); i++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.deepEqual(service.logs.filter((entry) => entry.notify === 'failed'), [], 'no run overlapped another');
