@@ -17,7 +17,8 @@ export interface NewClientMessage {
   readonly message: string;
 }
 
-const NOTIFY_TIMEOUT_MS = 30_000; // a hung notifier is killed rather than holding up the rest
+// A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
+const NOTIFY_TIMEOUT_MS = 30_000;
 // Waiting notifications, at most: more than a default day's 500 messages. Past this the
 // notifier cannot keep up, and the newest are dropped (and logged) rather than kept in memory.
 export const MAX_WAITING_NOTIFICATIONS = 1000;
@@ -35,7 +36,7 @@ export function createNotifier(command: readonly string[] | null, log: Log, maxW
     running = event !== undefined;
     if (event === undefined) return;
     const [program, ...args] = command as [string, ...string[]];
-    let finished = false; // 'close' may follow 'error': go on to the next run once
+    let finished = false; // 'exit' may follow 'error': go on to the next run once
     const finish = (reason: string | null) => {
       if (finished) return;
       finished = true;
@@ -53,13 +54,14 @@ export function createNotifier(command: readonly string[] | null, log: Log, maxW
         },
         stdio: ['pipe', 'ignore', 'ignore'],
         timeout: NOTIFY_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
       });
     } catch (err) {
       finish((err as Error).message);
       return;
     }
     child.on('error', (err) => finish(err.message));
-    child.on('close', (code, signal) => finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`));
+    child.on('exit', (code, signal) => finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`));
     child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
     child.stdin.end(event.message);
   }
