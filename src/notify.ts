@@ -21,10 +21,16 @@ export interface NewClientMessage {
 const NOTIFY_TIMEOUT_MS = 30_000;
 // Waiting notifications, at most: more than a default day's 500 messages. Past this the
 // notifier cannot keep up, and the newest are dropped (and logged) rather than kept in memory.
-export const MAX_WAITING_NOTIFICATIONS = 1000;
+const MAX_WAITING_NOTIFICATIONS = 1000;
 
-/** `maxWaiting`: tests lower it to see the limit without a thousand messages. */
-export function createNotifier(command: readonly string[] | null, log: Log, maxWaiting = MAX_WAITING_NOTIFICATIONS) {
+/** The limits; tests lower them to see each one act without waiting 30 s or queueing a thousand messages. */
+interface NotifierLimits {
+  readonly maxWaiting: number;
+  readonly timeoutMs: number;
+}
+const NOTIFIER_LIMITS: NotifierLimits = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
+
+export function createNotifier(command: readonly string[] | null, log: Log, { maxWaiting, timeoutMs } = NOTIFIER_LIMITS) {
   const waiting: NewClientMessage[] = [];
   let running = false;
 
@@ -53,7 +59,7 @@ export function createNotifier(command: readonly string[] | null, log: Log, maxW
           AGENT_NAME: event.agentName,
         },
         stdio: ['pipe', 'ignore', 'ignore'],
-        timeout: NOTIFY_TIMEOUT_MS,
+        timeout: timeoutMs,
         killSignal: 'SIGKILL',
       });
     } catch (err) {

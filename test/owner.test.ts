@@ -411,7 +411,7 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
   const notifier = path.join(dir, 'notify.sh');
   writeFileSync(notifier, `#!/bin/sh\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`, { mode: 0o755 });
   const logs: LogEntry[] = [];
-  const notify = createNotifier([notifier], (entry) => logs.push(entry), 3);
+  const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 3, timeoutMs: 30_000 });
   // The first starts at once; three wait; the fifth finds the queue full.
   for (let seq = 1; seq <= 5; seq++) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
   assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[5, '3 notifications are already waiting; this one was dropped']]);
@@ -419,6 +419,20 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
+});
+
+test('a notifier still running at the time limit is killed, even one that ignores SIGTERM, and the next one runs', async (t) => {
+  const dir = tempDir(t);
+  const seqsFile = path.join(dir, 'seqs.txt');
+  const notifier = path.join(dir, 'notify.sh');
+  // The first run ignores SIGTERM and hangs; exec, so that the kill reaches the hanging process itself.
+  writeFileSync(notifier, `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`, { mode: 0o755 });
+  const logs: LogEntry[] = [];
+  const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
+  for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
+  for (let i = 0; i < 250 && !existsSync(seqsFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[1, 'killed by SIGKILL']]);
+  assert.equal(readFileSync(seqsFile, 'utf8'), '2\n');
 });
 
 test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', async (t) => {
