@@ -7,10 +7,9 @@
 // than it changes.
 
 import { hash } from 'node:crypto';
-import type { Store } from './db.ts';
 import type { Listing } from './listings.ts';
-
-export type Kind = 'community' | 'tool';
+import type { Store } from './store.ts';
+import type { DirectoryQuery, Kind } from './validate.ts';
 
 /** Bytes ready to send, with the ETag that names them. */
 export interface Answer {
@@ -29,14 +28,6 @@ interface Entry {
 
 const MAX_CACHED_ANSWERS = 1000; // distinct queries kept; past this the cache starts over
 
-export interface DirectoryQuery {
-  readonly kind: Kind | null;
-  readonly q: string;
-  readonly category: string;
-  readonly limit: number;
-  readonly offset: number;
-}
-
 /** A strong ETag for some bytes. */
 export function etagOf(bytes: Buffer): string {
   return `"${hash('sha1', bytes, 'base64url')}"`;
@@ -49,7 +40,6 @@ export function createDirectory(store: Store) {
   let loadedVersion = -1;
   let answers = new Map<string, Answer>();
 
-  // The store reads the data version once per event-loop turn, so this costs a comparison.
   function refresh(): void {
     const version = store.dataVersion();
     if (version === loadedVersion) return;
@@ -85,7 +75,7 @@ export function createDirectory(store: Store) {
       const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
       const bytes = Buffer.from(
         `{"items":[${page.map((entry) => entry.json).join(',')}],"total":${matches.length},` +
-          `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}`,
+          `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`,
       );
       const answer = { bytes, etag: etagOf(bytes) };
       if (answers.size >= MAX_CACHED_ANSWERS) answers = new Map();
@@ -125,7 +115,7 @@ export function createDirectory(store: Store) {
 function toEntry(json: string): Entry {
   const listing = JSON.parse(json) as Listing;
   const text = (field: string) => String(listing[field] ?? '').toLowerCase();
-  const bytes = Buffer.from(json);
+  const bytes = Buffer.from(`${json}\n`);
   return {
     listing,
     name: text('name'),

@@ -63,20 +63,21 @@ export function createHourlyLimiter(perHour: number) {
 }
 
 /**
- * The enforced gap between accepted polls of one conversation: the advertised interval
- * minus a 5-second grace, so a client that waits poll_after_seconds never sees a 429.
+ * The enforced gap between accepted polls of one conversation, whichever door they came
+ * through: the advertised interval minus a 5-second grace, so a client that waits
+ * poll_after_seconds never sees a 429.
  */
 export function createPollLimiter(intervalSeconds: number) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const lastPoll = new Map<string, number>();
   return {
-    /** Accepts a poll (returns 0 and remembers it) or returns the seconds to wait. */
-    poll(conversationId: string, now: number): number {
-      if (gapMs === 0) return 0;
+    /** 0 when a poll may be accepted now, else the seconds to wait. */
+    wait(conversationId: string, now: number): number {
       const last = lastPoll.get(conversationId);
-      if (last !== undefined && now - last < gapMs) return (last + gapMs - now) / 1000;
-      lastPoll.set(conversationId, now);
-      return 0;
+      return last !== undefined && now - last < gapMs ? (last + gapMs - now) / 1000 : 0;
+    },
+    record(conversationId: string, now: number): void {
+      if (gapMs > 0) lastPoll.set(conversationId, now);
     },
     sweep(now: number): void {
       for (const [id, at] of lastPoll) if (now - at >= gapMs) lastPoll.delete(id);

@@ -7,7 +7,7 @@
 // must not see its entries interleaved with another run's.
 
 import { spawn } from 'node:child_process';
-import type { Log } from './app.ts';
+import type { Log } from './accesslog.ts';
 import { isoTime } from './time.ts';
 
 export interface NewClientMessage {

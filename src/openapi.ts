@@ -2,6 +2,7 @@
 // test/openapi.test.ts proves it lists exactly the router's operations and that real
 // answers match its schemas.
 
+import { refusalsFor, type Scope } from './refusals.ts';
 import { LIMITS } from './validate.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -10,26 +11,19 @@ const STRING = { type: 'string' };
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 const DATE_TIME = { type: 'string', format: 'date-time' };
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'Malformed JSON, a body that is not an object or has unknown fields, an invalid message or metadata, a bad Idempotency-Key, a query parameter out of range or repeated, a path id that is not a UUID, or a credential in the query string.',
-  401: 'No `Authorization: Bearer <64 lowercase hex>` header, or a credential that matches no conversation.',
-  403: "A valid credential used on another conversation's id, or a conversation the owner blocked.",
-  404: 'No listing has this slug.',
-  409: 'A creation Idempotency-Key reused (the credential is never reissued), or a follow-up key reused with a different body.',
-  410: 'The credential is past expires_at, or a follow-up to a closed conversation.',
-  413: `The body is over ${LIMITS.bodyBytes} bytes.`,
-  415: 'A POST whose Content-Type is not application/json.',
-  429: 'The shared daily maximum is reached, polling is too frequent, too many openings or requests from one address. Retry-After says when to retry.',
-  500: 'Something unexpected, or the database cannot store right now (then with Retry-After); nothing was stored.',
-};
-
-function errors(...statuses: number[]) {
+/**
+ * The error responses of an operation whose refusals are those of `scopes`: each status
+ * described by the catalogue's entries that can answer it there.
+ */
+function errors(scopes: readonly Scope[], ...statuses: number[]) {
   const responses: Record<string, object> = {};
   for (const status of statuses) {
     const headers: Record<string, object> = {};
     if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
-    responses[String(status)] = { description: ERROR_TEXT[status], headers, content: json(ref('Error')) };
+    const when = refusalsFor(scopes, status);
+    const description = when.length > 0 ? when.join(' ') : 'Not answered by this operation; the contract declares this status on every endpoint.';
+    responses[String(status)] = { description, headers, content: json(ref('Error')) };
   }
   return responses;
 }
@@ -55,7 +49,7 @@ function listOperation(summary: string, operationId: string) {
       responses: {
         '200': { description: 'A page of listings, sorted by name (case-insensitive), then slug.', headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(ref('ListingPage')) },
         '304': { description: 'Not modified (If-None-Match matched the ETag).' },
-        ...errors(...EVERY_ERROR),
+        ...errors(['list'], ...EVERY_ERROR),
       },
     },
   };
@@ -135,19 +129,19 @@ export const OPENAPI_DOCUMENT = {
     '/api/v1/health': {
       get: {
         summary: 'Database availability', operationId: 'getHealth', tags: ['service'], security: [],
-        responses: { '200': { description: 'The database answered a real query.', content: json(ref('Health')) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'The database answered a real query.', content: json(ref('Health')) }, ...errors([], ...EVERY_ERROR) },
       },
     },
     '/api/v1/contact-info': {
       get: {
         summary: 'Contact protocol, limits and privacy statement', operationId: 'getContactInfo', tags: ['service'], security: [],
-        responses: { '200': { description: 'The protocol as numbered steps, every limit as numbers, the privacy statement.', content: json(ref('ContactInfo')) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'The protocol as numbered steps, every limit as numbers, the privacy statement.', content: json(ref('ContactInfo')) }, ...errors([], ...EVERY_ERROR) },
       },
     },
     '/api/v1/openapi.json': {
       get: {
         summary: 'This document', operationId: 'getOpenApi', tags: ['service'], security: [],
-        responses: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object' }) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object' }) }, ...errors([], ...EVERY_ERROR) },
       },
     },
     '/api/v1/directory': listOperation('List every listing', 'listDirectory'),
@@ -160,7 +154,7 @@ export const OPENAPI_DOCUMENT = {
         responses: {
           '200': { description: 'The listing.', headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(ref('Listing')) },
           '304': { description: 'Not modified (If-None-Match matched the ETag).' },
-          ...errors(...EVERY_ERROR, 404),
+          ...errors(['listing'], ...EVERY_ERROR, 404),
         },
       },
     },
@@ -170,14 +164,14 @@ export const OPENAPI_DOCUMENT = {
         description: 'The credential is returned only in this response. A retry with the same key gets 409 and no credential; when the response was lost, start again with a new key. Counts toward the shared daily maximum.',
         parameters: [idempotencyKey],
         requestBody: { required: true, content: json(ref('CreateConversation')) },
-        responses: { '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) }, ...errors(...EVERY_ERROR) },
+        responses: { '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) }, ...errors(['post', 'open'], ...EVERY_ERROR) },
       },
     },
     '/api/v1/conversations/{id}': {
       get: {
         summary: 'Conversation metadata', operationId: 'getConversation', tags: ['conversations'], security: bearer,
         parameters: [conversationId],
-        responses: { '200': { description: 'The conversation.', content: json(ref('Conversation')) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'The conversation.', content: json(ref('Conversation')) }, ...errors(['bearer'], ...EVERY_ERROR) },
       },
     },
     '/api/v1/conversations/{id}/messages': {
@@ -188,7 +182,7 @@ export const OPENAPI_DOCUMENT = {
           { name: 'after', in: 'query', description: 'The last seq already read; 0 initially.', schema: { type: 'integer', minimum: 0, default: 0 } },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIMITS.historyLimitMax, default: LIMITS.historyLimitDefault } },
         ],
-        responses: { '200': { description: 'Messages with seq > after, ascending.', content: json(ref('History')) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'Messages with seq > after, ascending.', content: json(ref('History')) }, ...errors(['bearer', 'history'], ...EVERY_ERROR) },
       },
       post: {
         summary: 'Send a follow-up', operationId: 'postMessage', tags: ['conversations'], security: bearer,
@@ -198,7 +192,7 @@ export const OPENAPI_DOCUMENT = {
         responses: {
           '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
           '200': { description: 'An identical retry: the original message, stored once.', content: json(ref('FollowUpResult')) },
-          ...errors(...EVERY_ERROR),
+          ...errors(['bearer', 'post', 'follow'], ...EVERY_ERROR),
         },
       },
     },
@@ -207,7 +201,7 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Reply signal', operationId: 'getUpdates', tags: ['conversations'], security: bearer,
         description: 'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After.',
         parameters: [conversationId, { name: 'after', in: 'query', description: 'new_reply is true when an owner message has seq > after.', schema: { type: 'integer', minimum: 0, default: 0 } }],
-        responses: { '200': { description: 'The signal.', content: json(ref('Updates')) }, ...errors(...EVERY_ERROR) },
+        responses: { '200': { description: 'The signal.', content: json(ref('Updates')) }, ...errors(['bearer', 'updates'], ...EVERY_ERROR) },
       },
     },
     '/': {
@@ -218,20 +212,20 @@ export const OPENAPI_DOCUMENT = {
           { name: 'kind', in: 'query', schema: { type: 'string', enum: ['community', 'tool'] } },
           listQuery[3],
         ],
-        responses: { '200': { description: 'HTML.', content: { 'text/html': { schema: STRING } } }, '304': { description: 'Not modified.' }, ...errors(400, 429, 500) },
+        responses: { '200': { description: 'HTML.', content: { 'text/html': { schema: STRING } } }, '304': { description: 'Not modified.' }, ...errors(['page', 'list'], 400, 429, 500) },
       },
     },
     '/listings/{slug}': {
       get: {
         summary: 'One listing as a web page', operationId: 'getListingPage', tags: ['directory'], security: [],
         parameters: [{ name: 'slug', in: 'path', required: true, schema: STRING }],
-        responses: { '200': { description: 'HTML.', content: { 'text/html': { schema: STRING } } }, '304': { description: 'Not modified.' }, ...errors(404, 429, 500) },
+        responses: { '200': { description: 'HTML.', content: { 'text/html': { schema: STRING } } }, '304': { description: 'Not modified.' }, ...errors(['listing'], 404, 429, 500) },
       },
     },
     '/llms.txt': {
       get: {
         summary: 'How an agent uses this service, in plain text', operationId: 'getLlmsTxt', tags: ['service'], security: [],
-        responses: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: STRING } } }, ...errors(429, 500) },
+        responses: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: STRING } } }, ...errors([], 429, 500) },
       },
     },
   },

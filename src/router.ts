@@ -1,5 +1,7 @@
-// A tiny router: patterns compiled once, matched by a linear scan.
-// `:name` matches one non-empty path segment; everything else matches exactly.
+// A tiny router: patterns compiled once, matched by a linear scan. `:name` matches one
+// non-empty path segment (percent-decoded); everything else matches exactly.
+
+import { refuse } from './refusals.ts';
 
 export interface Route<H> {
   readonly method: string;
@@ -40,32 +42,32 @@ export function createRouter<H>(routes: readonly Route<H>[]) {
     compiled.handlers.set(route.method, route.handler);
   }
 
+  /** GET brings HEAD; OPTIONS is always allowed (a preflight, or a route of its own). */
   function allowHeader(compiled: CompiledPath<H>): string {
-    const methods = [...compiled.handlers.keys()].flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+    const methods = [...compiled.handlers.keys()].filter((m) => m !== 'OPTIONS').flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
     return [...methods, 'OPTIONS'].join(', ');
   }
 
-  /** `captured`: the regex match, whose groups are the params in order. */
-  function matchOn(compiled: CompiledPath<H>, method: string, captured: ArrayLike<string | undefined>): RouteMatch<H> {
-    const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);
-    if (!handler) return { kind: 'method-not-allowed', pattern: compiled.pattern, allow: allowHeader(compiled) };
-    const params: Record<string, string> = {};
-    for (let i = 0; i < compiled.paramNames.length; i++) params[compiled.paramNames[i] as string] = captured[i + 1] as string;
-    return { kind: 'found', handler, pattern: compiled.pattern, params };
-  }
-
-  const staticPaths = new Map(paths.filter((p) => p.paramNames.length === 0).map((p) => [p.pattern, p]));
-  const paramPaths = paths.filter((p) => p.paramNames.length > 0);
-
   return {
     match(method: string, pathname: string): RouteMatch<H> {
-      const exact = staticPaths.get(pathname);
-      if (exact) return matchOn(exact, method, []);
-      for (const compiled of paramPaths) {
+      for (const compiled of paths) {
         const found = compiled.regex.exec(pathname);
-        if (found) return matchOn(compiled, method, found);
+        if (!found) continue;
+        const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);
+        if (!handler) return { kind: 'method-not-allowed', pattern: compiled.pattern, allow: allowHeader(compiled) };
+        const params: Record<string, string> = {};
+        compiled.paramNames.forEach((name, i) => (params[name] = decodePathSegment(found[i + 1] as string)));
+        return { kind: 'found', handler, pattern: compiled.pattern, params };
       }
       return { kind: 'not-found' };
     },
   };
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw refuse('badPercentEncoding', 'path');
+  }
 }

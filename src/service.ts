@@ -3,10 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
-import { openStore, type Store } from './db.ts';
 import { closeGracefully, createHttpServer, createRequestHandler, SERVER_TIMEOUTS, type ServerTimeouts } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
+import { Store } from './store.ts';
 
 export interface RunningService {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
@@ -22,30 +22,29 @@ export interface StartOptions extends AppOptions {
   readonly busyTimeoutMs?: number;
 }
 
-/** Opens the database, loads the shipped listings into an empty one, and listens. */
+/**
+ * Listens, then opens the database (so a port already in use leaves no new file), loads the
+ * shipped listings into an empty one, and records the limits it enforces.
+ */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
-  const store = openStore(config.dbPath, options.busyTimeoutMs);
-  try {
-    if (store.health().listings === 0) store.upsertListings(readListingsFile(config.listingsPath));
-  } catch (err) {
-    store.close();
-    throw err;
-  }
   const timeouts = options.timeouts ?? SERVER_TIMEOUTS;
   const server = createHttpServer(timeouts);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  let store: Store;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
+    store = new Store(config.dbPath, options.busyTimeoutMs);
+    openDatabase(store, config);
   } catch (err) {
-    store.close();
+    server.close();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  // Attached in the microtask after listening, before the event loop can deliver a request.
+  // Attached in the same turn as the listen callback, before the event loop can deliver a request.
   const app = createApp(Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url }), store, options);
   server.on('request', createRequestHandler(app, routes));
 
@@ -61,4 +60,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
       return closing;
     },
   };
+}
+
+function openDatabase(store: Store, config: Config): void {
+  try {
+    if (store.listingCount() === 0) store.upsertListings(readListingsFile(config.listingsPath));
+    store.transaction(() => store.recordDailyLimit(config.dailyMessageLimit)); // the owner script enforces it too
+  } catch (err) {
+    store.close();
+    throw err;
+  }
 }

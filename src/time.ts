@@ -1,19 +1,10 @@
-// UTC time helpers: timestamps, the shared daily maximum and credential expiry.
+// UTC time helpers: timestamps, the shared daily maximum's day and credential expiry.
 
 const DAY_MS = 86_400_000;
 
-// Formatting an instant as ISO text costs about a microsecond, and a busy server asks for
-// the same millisecond many times over (a log line per request, message timestamps).
-let lastMs = NaN;
-let lastIso = '';
-
 /** An instant as ISO 8601 text, e.g. 2026-11-21T23:05:00.000Z. */
 export function isoTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
+  return new Date(ms).toISOString();
 }
 
 /** The UTC date of an instant, as YYYY-MM-DD: the key of the daily count. */
@@ -26,7 +17,7 @@ export function secondsUntilNextUtcDay(ms: number): number {
   return (Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS - ms) / 1000;
 }
 
-/** An instant `days` whole days later, as an ISO 8601 string. */
+/** An instant `days` whole days later, as ISO 8601 text. */
 export function isoDaysLater(ms: number, days: number): string {
-  return new Date(ms + days * DAY_MS).toISOString();
+  return isoTime(ms + days * DAY_MS);
 }

@@ -1,7 +1,7 @@
-// Validators: one plain function per request shape. Each returns the clean value or
-// throws a 400 whose message says what to fix. "Characters" are Unicode code points.
+// Validators: plain functions that return the clean value or throw the refusal naming what
+// to fix. REST and MCP share them; "characters" are Unicode code points.
 
-import { HttpError } from './errors.ts';
+import { refuse } from './refusals.ts';
 
 export const LIMITS = Object.freeze({
   bodyBytes: 16384,
@@ -18,15 +18,20 @@ export const LIMITS = Object.freeze({
   credentialLifetimeDays: 365,
 });
 
+export type Query = ReadonlyMap<string, string>;
+export type Kind = 'community' | 'tool';
+export interface DirectoryQuery {
+  readonly kind: Kind | null;
+  readonly q: string;
+  readonly category: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
 const METADATA_KEYS = ['agent_name', 'model', 'framework'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEY = /^[\w.:-]+$/;
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
-
-export type Query = ReadonlyMap<string, string>;
-
-function badRequest(message: string): HttpError {
-  return new HttpError(400, message);
-}
 
 /** Counts Unicode code points, not UTF-16 units. */
 export function codePointLength(text: string): number {
@@ -35,125 +40,122 @@ export function codePointLength(text: string): number {
   return count;
 }
 
-function readInteger(query: Query, name: string, fallback: number, min: number, max: number): number {
-  const raw = query.get(name);
-  if (raw === undefined) return fallback;
-  const rangeText = max === MAX_SEQ ? `${min} or greater` : `from ${min} to ${max}`;
-  if (!/^\d{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw badRequest(`\`${name}\` must be a whole number ${rangeText}`);
+/** A strict query string: malformed percent-encoding or a repeated parameter is refused. */
+export function parseQuery(raw: string): Map<string, string> {
+  const query = new Map<string, string>();
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeQueryPart(eq === -1 ? pair : pair.slice(0, eq));
+    if (query.has(name)) throw refuse('repeatedParameter', name);
+    query.set(name, decodeQueryPart(eq === -1 ? '' : pair.slice(eq + 1)));
   }
-  return Number(raw);
+  return query;
 }
 
-/** `q`, `category`, `limit`, `offset` of the directory lists. Empty `q`/`category` mean no filter. */
-export function parseDirectoryQuery(query: Query) {
-  const q = query.get('q') ?? '';
-  if (codePointLength(q) > LIMITS.qMaxChars) {
-    throw badRequest(`\`q\` must be at most ${LIMITS.qMaxChars} characters, got ${codePointLength(q)}`);
+function decodeQueryPart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    throw refuse('badPercentEncoding', 'query string');
   }
+}
+
+/** A whole number in [min, max], or the fallback when absent. Query text arrives as a string. */
+export function integerIn(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw refuse('integerOutOfRange', name, max === MAX_SEQ ? `${min} or greater` : `from ${min} to ${max}`);
+  }
+  return number;
+}
+
+/** The search text `q`: at most 120 characters; empty means no filter. */
+export function searchText(q: string): string {
+  const length = codePointLength(q);
+  if (length > LIMITS.qMaxChars) throw refuse('queryTooLong', LIMITS.qMaxChars, length);
+  return q;
+}
+
+/** `q`, `category`, `limit`, `offset` of the directory lists. */
+export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQuery {
   return {
-    q,
+    kind,
+    q: searchText(query.get('q') ?? ''),
     category: query.get('category') ?? '',
-    limit: readInteger(query, 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax),
-    offset: readInteger(query, 'offset', 0, 0, LIMITS.directoryOffsetMax),
+    limit: integerIn(query.get('limit'), 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax),
+    offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax),
   };
 }
 
-/** `after` and `limit` of the history. */
-export function parseHistoryQuery(query: Query) {
+/** `after` (the last seq read) and `limit` of the history. */
+export function historyRange(after: unknown, limit: unknown): { after: number; limit: number } {
   return {
-    after: readInteger(query, 'after', 0, 0, MAX_SEQ),
-    limit: readInteger(query, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax),
+    after: integerIn(after, 'after', 0, 0, MAX_SEQ),
+    limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax),
   };
 }
 
 /** `after` of the updates signal. */
-export function parseUpdatesQuery(query: Query) {
-  return { after: readInteger(query, 'after', 0, 0, MAX_SEQ) };
+export function updatesAfter(after: unknown): number {
+  return integerIn(after, 'after', 0, 0, MAX_SEQ);
 }
 
-/** A conversation id from the path; ids are compared in lower case. */
-export function parseConversationId(raw: string): string {
-  if (!UUID.test(raw)) throw badRequest('the conversation id in the path must be a UUID such as 7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11');
+/** A conversation id; ids are compared in lower case. */
+export function conversationId(raw: unknown): string {
+  if (typeof raw !== 'string' || !UUID.test(raw)) throw refuse('badConversationId');
   return raw.toLowerCase();
 }
 
-/** The Idempotency-Key header; the IETF draft's quoted form `"key"` is accepted. */
-export function parseIdempotencyKey(header: string | string[] | undefined): string {
-  if (header === undefined) {
-    throw badRequest('the Idempotency-Key header is required: send a new unique key (8 to 128 characters of A-Z a-z 0-9 _ . : -) with each new message');
-  }
-  if (Array.isArray(header) || header.includes(',')) {
-    throw badRequest('send exactly one Idempotency-Key header');
-  }
-  const key = header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header;
-  if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength) {
-    throw badRequest(`the Idempotency-Key must be 8 to 128 characters long, got ${key.length}`);
-  }
-  if (!/^[\w.:-]+$/.test(key)) {
-    throw badRequest('the Idempotency-Key may hold only letters A-Z and a-z, digits, and _ . : -');
-  }
+/** REST's Idempotency-Key header; the IETF draft's quoted form `"key"` is accepted. */
+export function idempotencyKeyHeader(header: string | string[] | undefined): string {
+  if (header === undefined) throw refuse('keyMissing');
+  if (Array.isArray(header) || header.includes(',')) throw refuse('keyRepeated');
+  return idempotencyKey(header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header);
+}
+
+/** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
+export function idempotencyKey(key: unknown): string {
+  if (typeof key !== 'string') throw refuse('wrongType', 'idempotency_key', 'a string of 8 to 128 characters');
+  if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength) throw refuse('keyLength', key.length);
+  if (!KEY.test(key)) throw refuse('keyCharacters');
   return key;
 }
 
-function requireObject(body: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('the request body must be a JSON object such as {"message": "..."}');
-  }
-  const unknown = Object.keys(body).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) {
-    throw badRequest(`unknown field ${JSON.stringify(unknown[0])} in the body; allowed fields: ${allowed.join(', ')}`);
-  }
+/** The members of a JSON object body (or of tool arguments); any other member is refused. */
+export function fieldsOf(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('notAnObject');
+  const unknown = Object.keys(body).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) throw refuse('unknownField', unknown, allowed.join(', '));
   return body as Record<string, unknown>;
 }
 
-function parseMessageText(value: unknown): string {
-  if (value === undefined) throw badRequest('`message` is required: a string of 1 to 8000 characters');
-  if (typeof value !== 'string') throw badRequest('`message` must be a string of 1 to 8000 characters');
-  if (value.trim() === '') throw badRequest('`message` must not be empty or only white space');
+/** A message: 1 to 8000 characters, not blank, no NUL, valid Unicode. */
+export function messageText(value: unknown): string {
+  const what = `a string of 1 to ${LIMITS.messageMaxChars} characters`;
+  if (value === undefined) throw refuse('required', 'message', what);
+  if (typeof value !== 'string') throw refuse('wrongType', 'message', what);
+  if (value.trim() === '') throw refuse('blankMessage');
   const length = codePointLength(value);
-  if (length > LIMITS.messageMaxChars) {
-    throw badRequest(`\`message\` must be at most ${LIMITS.messageMaxChars} characters, got ${length}`);
-  }
-  if (value.includes('\u0000')) throw badRequest('`message` must not contain the NUL character (\\u0000)');
-  if (!value.isWellFormed()) throw badRequest('`message` must be valid Unicode (it holds a lone surrogate escape)');
+  if (length > LIMITS.messageMaxChars) throw refuse('tooLong', 'message', LIMITS.messageMaxChars, length);
+  if (value.includes('\u0000')) throw refuse('nulCharacter');
+  if (!value.isWellFormed()) throw refuse('loneSurrogate', 'message');
   return value;
 }
 
-function parseMetadata(value: unknown): Record<string, string> {
+/** Self-declared metadata: any of agent_name, model, framework, each at most 500 characters. */
+export function metadataOf(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest('`metadata` must be an object with any of agent_name, model, framework');
-  }
+  if (typeof value !== 'object' || Array.isArray(value)) throw refuse('wrongType', 'metadata', 'an object with any of agent_name, model, framework');
   const metadata: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (!METADATA_KEYS.includes(key)) {
-      throw badRequest(`unknown metadata key ${JSON.stringify(key)}; allowed keys: ${METADATA_KEYS.join(', ')}`);
-    }
-    if (typeof item !== 'string') throw badRequest(`\`metadata.${key}\` must be a string`);
+    if (!METADATA_KEYS.includes(key)) throw refuse('unknownMetadataKey', key);
+    if (typeof item !== 'string') throw refuse('wrongType', `metadata.${key}`, 'a string');
     const length = codePointLength(item);
-    if (length > LIMITS.metadataValueMaxChars) {
-      throw badRequest(`\`metadata.${key}\` must be at most ${LIMITS.metadataValueMaxChars} characters, got ${length}`);
-    }
-    if (!item.isWellFormed()) throw badRequest(`\`metadata.${key}\` must be valid Unicode (it holds a lone surrogate escape)`);
+    if (length > LIMITS.metadataValueMaxChars) throw refuse('tooLong', `metadata.${key}`, LIMITS.metadataValueMaxChars, length);
+    if (!item.isWellFormed()) throw refuse('loneSurrogate', `metadata.${key}`);
     metadata[key] = item;
   }
   return metadata;
-}
-
-/** The body of POST /conversations. */
-export function parseCreateBody(body: unknown): { message: string; metadata: Record<string, string> } {
-  const object = requireObject(body, ['message', 'metadata']);
-  return { message: parseMessageText(object.message), metadata: parseMetadata(object.metadata) };
-}
-
-/** The body of a follow-up, and the text of an owner reply. */
-export function parseFollowUpBody(body: unknown): { message: string } {
-  const object = requireObject(body, ['message']);
-  return { message: parseMessageText(object.message) };
-}
-
-/** The owner's reply text, held to the same rules as a client message. */
-export function parseReplyText(text: string): string {
-  return parseMessageText(text);
 }

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openStore } from '../src/db.ts';
+import { createBatch } from '../src/batch.ts';
+import { followUp } from '../src/conversations.ts';
+import { Store } from '../src/store.ts';
 import { newKey, request, runNode, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
@@ -35,7 +37,7 @@ test('conversations and idempotency records survive a restart', async (t) => {
 test('a restart loads the shipped listings only into an empty table, keeping the owner\'s changes', async (t) => {
   const dir = tempDir(t);
   const first = await startTestService(t, { dir });
-  const owner = openStore(first.dbPath);
+  const owner = new Store(first.dbPath);
   owner.removeListing('alpha-api');
   owner.close();
   await first.close();
@@ -106,19 +108,36 @@ test('the credential appears only in the creation response: not in server or own
 test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
   const service = await startTestService(t);
   const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
-  const input = (conversationId: string, n: number) => ({
-    conversationId, message: `batched ${n}`, idempotencyKey: `batch-key-${n}`, statusSeen: 'open' as const,
-    createdAt: new Date().toISOString(), day: new Date().toISOString().slice(0, 10), dailyLimit: 0,
-  });
-  // Queued in the same event-loop turn, so they share one transaction and one commit.
+  const batch = createBatch(service.store);
+  const write = (conversationId: string, n: number) => () =>
+    followUp(service.store, conversationId, { message: `batched ${n}`, key: `batch-key-${n}` }, { at: Date.now(), dailyLimit: 0 });
+  // Called in the same event-loop turn, so they share one transaction and one commit.
   const results = await Promise.allSettled([
-    service.store.submitFollowUp(input(opened.body.id, 1)),
-    service.store.submitFollowUp(input('00000000-0000-4000-8000-000000000000', 2)), // no such conversation: throws
-    service.store.submitFollowUp(input(opened.body.id, 3)),
-    service.store.submitFollowUp(input(opened.body.id, 1)), // the same key again, in the same batch
+    batch(write(opened.body.id, 1)),
+    batch(write('00000000-0000-4000-8000-000000000000', 2)), // no such conversation: refused
+    batch(write(opened.body.id, 3)),
+    batch(write(opened.body.id, 1)), // the same key again, in the same batch
   ]);
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-  const values = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
-  assert.deepEqual(values.map((v) => v && v.kind), ['created', null, 'created', 'duplicate']);
-  assert.deepEqual(service.store.allMessages(opened.body.id).map((m) => m.message), ['one', 'batched 1', 'batched 3']);
+  assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value.duplicate : null)), [false, null, false, true]);
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${opened.body.id}/messages`, { token: opened.body.access_token });
+  assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'batched 1', 'batched 3']);
+});
+
+test('no write of a batch settles before its commit, and a failed commit fails them all', async (t) => {
+  const service = await startTestService(t);
+  const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
+  const batch = createBatch(service.store);
+  let settled = 0;
+  const written = [1, 2].map((n) =>
+    batch(() => followUp(service.store, opened.body.id, { message: `m${n}`, key: `commit-key-${n}` }, { at: Date.now(), dailyLimit: 0 })).finally(() => settled++),
+  );
+  await Promise.resolve();
+  assert.equal(settled, 0, 'nothing settles within the turn of the writes');
+  // A foreign key checked only at COMMIT makes the turn's COMMIT fail.
+  service.store.db.exec('PRAGMA defer_foreign_keys = ON');
+  service.store.db.exec("INSERT INTO messages (conversation_id, seq, author, message, created_at) VALUES ('no-such-conversation', 1, 'client', 'x', 'x')");
+  const results = await Promise.allSettled(written);
+  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  assert.equal(service.store.messagesAfter(opened.body.id, 0, 10).length, 1, 'neither write was stored');
 });

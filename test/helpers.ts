@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { openStore } from '../src/db.ts';
 import { parseListings } from '../src/listings.ts';
 import { startService, type RunningService, type StartOptions } from '../src/service.ts';
+import { Store } from '../src/store.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
@@ -195,7 +195,7 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
 
 /** Writes listings through a second connection, as the owner script does. */
 export function upsertListingsAsOwner(dbPath: string, listings: unknown[]): void {
-  const store = openStore(dbPath);
+  const store = new Store(dbPath);
   try {
     store.upsertListings(parseListings(listings));
   } finally {

@@ -133,7 +133,7 @@ test('malformed HTTP still gets the error body', async (t) => {
   const service = await startTestService(t);
   const bad = await rawRequest(service.url, 'GARBAGE\r\n\r\n');
   assert.match(bad, /^HTTP\/1\.1 400 /);
-  assert.match(bad, /\{"error":\{"code":400,"message":"The request is not valid HTTP\/1\.1\."\}\}$/);
+  assert.match(bad, /\{"error":\{"code":400,"message":"The request is not valid HTTP\/1\.1\."\}\}\n$/);
   const huge = await rawRequest(service.url, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
   assert.match(huge, /^HTTP\/1\.1 431 /);
   assert.match(huge, /"code":431/);

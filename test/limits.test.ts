@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ownerReply } from '../src/conversations.ts';
 import { createRequestLimiter } from '../src/limits.ts';
 import { errorMessage, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
 
@@ -11,11 +12,7 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
     request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message } });
   const firstKey = newKey();
   assert.equal((await post(firstKey, 'two')).status, 201); // 2
-  const reply = service.store.appendMessage({
-    conversationId: id, author: 'owner', message: 'three', idempotencyKey: null,
-    createdAt: new Date(clock.now()).toISOString(), day: '2026-03-10', dailyLimit: 4,
-  });
-  assert.ok(reply.ok); // 3: owner replies count
+  ownerReply(service.store, id, 'three', { at: clock.now(), dailyLimit: 4 }); // 3: owner replies count
   assert.equal((await post(newKey(), 'four')).status, 201); // 4
   assert.equal(service.store.dailyCount('2026-03-10'), 4);
 
@@ -32,11 +29,7 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   const pollTooSoon = await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token });
   assert.match(errorMessage(pollTooSoon, 429), /Poll this conversation at most once every 35 seconds/);
   assert.equal(pollTooSoon.headers.get('retry-after'), '30');
-  const ownerRefused = service.store.appendMessage({
-    conversationId: id, author: 'owner', message: 'x', idempotencyKey: null,
-    createdAt: new Date(clock.now()).toISOString(), day: '2026-03-10', dailyLimit: 4,
-  });
-  assert.deepEqual(ownerRefused, { ok: false, reason: 'daily-limit' });
+  assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyLimit: 4 }), { reason: 'ownerDailyMaximum' });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
   assert.equal(service.store.dailyCount('2026-03-10'), 4, 'refusals and duplicates count nothing');
 

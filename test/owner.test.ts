@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
-import type { LogEntry } from '../src/app.ts';
+import type { LogEntry } from '../src/accesslog.ts';
 import { createNotifier } from '../src/notify.ts';
 import {
   errorMessage,
@@ -107,11 +107,11 @@ test('reply - reads a multi-line reply from stdin, keeping its lines', async (t)
 test('a reply is held to the client rules and writes nothing when refused', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
-  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: '  \n' }), /reply was not sent: message must not be empty/);
+  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: '  \n' }), /reply was not sent: .*message.* must not be empty/);
   assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'x'.repeat(8001) }), /at most 8000 characters/);
   assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'a\u0000b' }), /must not contain the NUL character/);
   assertFailsWith(await owner(service, ['reply', conversation.id]), /give the reply text/);
-  assert.equal(service.store.stats().messages, 1);
+  assert.equal(service.store.messageCount(), 1);
 });
 
 test('owner replies count toward the daily maximum and are refused there unless --force', async (t) => {
@@ -128,7 +128,7 @@ test('owner replies count toward the daily maximum and are refused there unless 
   );
   const forced = await owner(service, ['reply', conversation.id, 'two', '--force'], { env: { DAILY_MESSAGE_LIMIT: '2' } });
   assert.equal(forced.code, 0, forced.stderr);
-  assert.equal(service.store.stats().messages, 3);
+  assert.equal(service.store.messageCount(), 3);
   const stats = JSON.parse((await owner(service, ['stats', '--json'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).stdout);
   assert.equal(stats.messages_today, 3);
   assert.equal(stats.daily_maximum, 2);
@@ -281,12 +281,12 @@ test('stats gives the day count, conversations by status and the database size',
   const stats = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
   assert.equal(stats.messages_today, 3);
   assert.equal(stats.daily_maximum, 500);
-  assert.deepEqual(stats.conversations, { open: 1, answered: 1, closed: 0 });
+  assert.deepEqual(stats.conversations, { open: 1, answered: 0, closed: 0 }, 'a blocked conversation is counted apart');
   assert.equal(stats.blocked, 1);
   assert.equal(stats.messages, 3);
   assert.ok(stats.database_bytes > 4096);
   const text = await owner(service, ['stats']);
-  assert.match(text.stdout, /: 3 messages of 500\nConversations: 1 open, 1 answered, 0 closed; 1 blocked/);
+  assert.match(text.stdout, /: 3 messages of 500 .*\nConversations: 1 open, 0 answered, 0 closed; 1 blocked/);
 });
 
 test('backup makes a consistent copy while the server runs, holding every message', async (t) => {
@@ -325,7 +325,7 @@ test('purge-expired deletes conversations whose credential expired, with their m
   const purged = await owner(service, ['purge-expired']);
   assert.equal(purged.stdout.trim(), 'Deleted 1 expired conversation with their messages and keys.');
   assert.equal(service.store.conversationById(expired.id), undefined);
-  assert.equal(service.store.allMessages(expired.id).length, 0);
+  assert.equal(service.store.messagesAfter(expired.id, 0, 100).length, 0);
   errorMessage(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 401);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
 });

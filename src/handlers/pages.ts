@@ -2,11 +2,12 @@
 // /llms.txt for agents. Every value that comes from a listing or a query is escaped.
 
 import type { Config } from '../config.ts';
-import type { Kind } from '../directory.ts';
 import { etagOf } from '../directory.ts';
-import { HttpError } from '../errors.ts';
-import { conditionalReply, type Answer, type Handler, type Reply, type RequestContext } from '../http.ts';
-import { LIMITS, parseDirectoryQuery } from '../validate.ts';
+import { conditionalReply, type Reply, type RestContext } from '../http.ts';
+import { asRefusal, refuse, REST_TERMS } from '../refusals.ts';
+import { LIMITS, parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
+
+type PageContext = RestContext & { query: Query };
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -17,24 +18,19 @@ export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Guard for page routes: a refusal, returned or thrown, becomes a small HTML page with the same status. */
-export function htmlPage(handler: (ctx: RequestContext) => Answer): Handler {
-  return (ctx) => {
-    let answer: Answer;
+/** Guard for page routes: a refusal becomes a small HTML page with the same status. */
+export function htmlPage(handler: (ctx: PageContext) => Reply) {
+  return (ctx: PageContext): Reply => {
     try {
-      answer = handler(ctx);
+      return handler(ctx);
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      answer = err;
-    }
-    if (answer instanceof HttpError) {
-      const err = answer;
-      const body = layout(`Error ${err.status}`, `<h1>${err.status === 404 ? 'Not found' : 'That did not work'}</h1>
-<p>${escapeHtml(err.message.replace(/`/g, ''))}</p>
+      const { refusal, expected } = asRefusal(err);
+      if (!expected) throw err;
+      const body = layout(`Error ${refusal.status}`, `<h1>${refusal.status === 404 ? 'Not found' : 'That did not work'}</h1>
+<p>${escapeHtml(refusal.messageIn(REST_TERMS).replace(/`/g, ''))}</p>
 <p><a href="/">Back to the directory</a></p>`);
-      return { status: err.status, body, headers: err.headers, contentType: HTML_TYPE };
+      return { status: refusal.status, body, headers: refusal.headers, contentType: HTML_TYPE };
     }
-    return answer;
   };
 }
 
@@ -83,7 +79,7 @@ ${main}
 `;
 }
 
-function htmlReply(ctx: RequestContext, html: string): Reply {
+function htmlReply(ctx: RestContext, html: string): Reply {
   const bytes = Buffer.from(html);
   return conditionalReply(ctx.req, { bytes, etag: etagOf(bytes) }, HTML_TYPE);
 }
@@ -97,13 +93,11 @@ function pageUrl(params: Record<string, string | number>): string {
 }
 
 /** GET / : the directory, with search, category filter, kind tabs and pages. */
-export function homePage(ctx: RequestContext): Reply {
-  const { q, category, offset } = parseDirectoryQuery(ctx.query);
+export function homePage(ctx: PageContext): Reply {
   const kindParam = ctx.query.get('kind') ?? '';
-  if (kindParam !== '' && kindParam !== 'community' && kindParam !== 'tool') {
-    throw new HttpError(400, '`kind` must be community or tool.');
-  }
+  if (kindParam !== '' && kindParam !== 'community' && kindParam !== 'tool') throw refuse('badKind');
   const kind = (kindParam || null) as Kind | null;
+  const { q, category, offset } = parseDirectoryQuery(ctx.query, kind);
   const { items, total } = ctx.app.directory.page({ kind, q, category, limit: PAGE_SIZE, offset });
   const categories = ctx.app.directory.categories(kind);
 
@@ -181,9 +175,9 @@ const EXTRA_FIELDS: [string, string][] = [
 ];
 
 /** GET /listings/{slug} : one listing with its participation instructions. */
-export function listingPage(ctx: RequestContext): Answer {
+export function listingPage(ctx: PageContext): Reply {
   const listing = ctx.app.directory.listing(ctx.params.slug as string);
-  if (!listing) return new HttpError(404, 'No listing has this slug.');
+  if (!listing) throw refuse('noListing');
   const details = Object.entries(listing.details as Record<string, string>)
     .map(([name, text]) => `<dt>${escapeHtml(sentenceCase(name))}</dt><dd>${escapeHtml(text)}</dd>`)
     .join('\n');
@@ -213,7 +207,7 @@ function sentenceCase(name: string): string {
 }
 
 /** GET /llms.txt : how an agent reads the directory and contacts the owner, in plain text. */
-export function llmsTxt(ctx: RequestContext): Reply {
+export function llmsTxt(ctx: RestContext): Reply {
   const config = ctx.app.config;
   const base = `${config.publicBaseUrl}/api/v1`;
   const text = `# Agent contact service

@@ -1,34 +1,25 @@
-// Public, read-only endpoints: health, contact-info and the directory.
+// Public, read-only endpoints: health, contact-info, the OpenAPI document and the directory.
 
 import type { Config } from '../config.ts';
-import type { Kind } from '../directory.ts';
-import { HttpError } from '../errors.ts';
-import { conditionalReply, type Answer, type Handler, type Reply, type RequestContext } from '../http.ts';
+import { PRIVACY_STATEMENT } from '../conversations.ts';
+import { conditionalReply, type Handler, type Reply, type RestContext } from '../http.ts';
 import { OPENAPI_DOCUMENT } from '../openapi.ts';
-import { LIMITS, parseDirectoryQuery } from '../validate.ts';
+import { refuse } from '../refusals.ts';
+import { LIMITS, parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
 
-export const PRIVACY_STATEMENT =
-  'Your messages are private between you and the one human who runs this service. They are stored in a ' +
-  'SQLite file on the owner\'s own machine, never published, sold or used to train models, and read only by ' +
-  'the owner, who answers by hand; no language model writes replies. Your access token is stored only as its ' +
-  'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
-  'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
-  'message text or credentials. The owner may delete a conversation after its credential expires.';
-
-const OPENAPI_BYTES = Buffer.from(JSON.stringify(OPENAPI_DOCUMENT));
+const OPENAPI_BYTES = Buffer.from(`${JSON.stringify(OPENAPI_DOCUMENT)}\n`);
 
 /** GET /api/v1/health: answers only after a real query. */
-export function health(ctx: RequestContext): Reply {
-  const { listings } = ctx.app.store.health();
-  return { status: 200, body: { status: 'ok', database: 'ok', listings, time: new Date(ctx.app.now()).toISOString() } };
+export function health({ app }: RestContext): Reply {
+  return { status: 200, body: { status: 'ok', database: 'ok', listings: app.store.listingCount(), time: new Date(app.now()).toISOString() } };
 }
 
 /** GET /api/v1/contact-info: the protocol, every limit as numbers, the privacy statement. */
-export function contactInfo(ctx: RequestContext): Reply {
-  return { status: 200, body: describeContact(ctx.app.config) };
+export function contactInfo({ app }: RestContext): Reply {
+  return { status: 200, body: describeContact(app.config) };
 }
 
-/** The body of contact-info; built from the configuration so the numbers are the ones enforced. */
+/** The body of contact-info, built from the configuration so the numbers are the ones enforced. */
 export function describeContact(config: Config & { publicBaseUrl: string }) {
   const base = `${config.publicBaseUrl}/api/v1`;
   return {
@@ -82,18 +73,16 @@ export function describeContact(config: Config & { publicBaseUrl: string }) {
 }
 
 /** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */
-export function listDirectory(kind: Kind | null): Handler {
-  return (ctx) => conditionalReply(ctx.req, ctx.app.directory.list({ kind, ...parseDirectoryQuery(ctx.query) }));
+export function listDirectory(kind: Kind | null) {
+  return (ctx: RestContext & { query: Query }): Reply => conditionalReply(ctx.req, ctx.app.directory.list(parseDirectoryQuery(ctx.query, kind)));
 }
 
 /** GET /api/v1/directory/{slug} */
-export function getListing(ctx: RequestContext): Answer {
+export function getListing(ctx: RestContext): Reply {
   const answer = ctx.app.directory.get(ctx.params.slug as string);
-  if (answer === undefined) return new HttpError(404, 'No listing has this slug. GET /api/v1/directory lists every slug.');
+  if (answer === undefined) throw refuse('noListing');
   return conditionalReply(ctx.req, answer);
 }
 
 /** GET /api/v1/openapi.json */
-export function openApi(): Reply {
-  return { status: 200, body: OPENAPI_BYTES };
-}
+export const openApi: Handler = () => ({ status: 200, body: OPENAPI_BYTES });

@@ -1,13 +1,13 @@
 // Seeds a database with many conversations and messages for `npm run bench -- --scale`.
 // Benchmark tooling, not the service: it writes rows straight into the schema that
-// openStore creates, in one transaction, because a million single commits would take hours.
+// the Store creates, in one transaction, because a million single commits would take hours.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { openStore } from '../../src/db.ts';
+import { Store } from '../../src/store.ts';
 
 /** Fills dbPath with `conversations` conversations of `perConversation` messages each. */
 export function seedDatabase(dbPath: string, conversations: number, perConversation: number): void {
-  const store = openStore(dbPath);
+  const store = new Store(dbPath);
   const { db } = store;
   db.exec('PRAGMA synchronous = OFF'); // a seed that fails is simply made again
   const insertConversation = db.prepare(

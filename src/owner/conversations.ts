@@ -1,0 +1,181 @@
+// The owner's commands on conversations: read them, answer, close, block, export, watch.
+
+import { close, ownerReply, reopen, setBlocked } from '../conversations.ts';
+import { Refusal } from '../refusals.ts';
+import type { Conversation, Message, Store } from '../store.ts';
+import { messageText } from '../validate.ts';
+import { agentLabel, agentName, asClause, dailyLimitOf, findConversation, oneLine, OwnerError, when, type Command } from './shared.ts';
+
+const WATCH_INTERVAL_MS = 1000; // how often `watch` asks the database for new client messages
+
+export const conversationCommands: Record<string, Command> = {
+  inbox: {
+    usage: 'inbox [--all] [--json]',
+    summary: 'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
+    run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
+  },
+  show: {
+    usage: 'show <id> [--json]',
+    summary: 'the whole history of one conversation (an unambiguous id prefix is enough)',
+    options: { json: { type: 'boolean' } },
+    run: ({ positionals, values, store }) => show(store, findConversation(store, positionals[0]), values.json === true),
+  },
+  reply: {
+    usage: 'reply <id> <text…> | reply <id> -  [--force]',
+    summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
+    options: { force: { type: 'boolean' } },
+    run: async ({ positionals: [id, ...words], values, store, config }) => {
+      const conversation = findConversation(store, id);
+      if (words.length === 0) throw new OwnerError('give the reply text, or - to read it from stdin');
+      const raw = words.length === 1 && words[0] === '-' ? await readStdin() : words.join(' ');
+      const text = validReply(raw.replace(/\n$/, '')); // an editor's final newline is not part of the reply
+      const { limit } = dailyLimitOf(store, config);
+      const message = ownerReply(store, conversation.id, text, { at: Date.now(), dailyLimit: values.force === true ? null : limit });
+      console.log(`Replied to ${conversation.id} as seq ${message.seq}.`);
+    },
+  },
+  close: {
+    usage: 'close <id>',
+    summary: 'close a conversation: still readable by the client, follow-ups get 410',
+    run: ({ positionals, store }) => change(store, positionals[0], 'Closed', (id) => close(store, id)),
+  },
+  reopen: {
+    usage: 'reopen <id>',
+    summary: 'reopen a closed conversation',
+    run: ({ positionals, store }) => change(store, positionals[0], 'Reopened', (id) => reopen(store, id)),
+  },
+  block: {
+    usage: 'block <id>',
+    summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
+    run: ({ positionals, store }) => change(store, positionals[0], 'Blocked', (id) => setBlocked(store, id, true)),
+  },
+  unblock: {
+    usage: 'unblock <id>',
+    summary: 'lift a block',
+    run: ({ positionals, store }) => change(store, positionals[0], 'Unblocked', (id) => setBlocked(store, id, false)),
+  },
+  export: {
+    usage: 'export [<id>]',
+    summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
+    run: ({ positionals: [id], store }) => {
+      const conversations = id === undefined ? store.allConversations() : [findConversation(store, id)];
+      for (const c of conversations) process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
+    },
+  },
+  watch: {
+    usage: 'watch',
+    summary: 'print each new client message as it arrives; Ctrl-C ends it',
+    run: ({ store }) => watch(store),
+  },
+};
+
+function change(store: Store, idOrPrefix: string | undefined, done: string, rule: (id: string) => void): void {
+  const { id } = findConversation(store, idOrPrefix);
+  rule(id);
+  console.log(`${done} ${id}.`);
+}
+
+function validReply(text: string): string {
+  try {
+    return messageText(text);
+  } catch (err) {
+    if (err instanceof Refusal) throw new OwnerError(`the reply was not sent: ${asClause(err.message)}`);
+    throw err;
+  }
+}
+
+function allMessages(store: Store, conversation: Conversation): Message[] {
+  return store.messagesAfter(conversation.id, 0, conversation.last_seq);
+}
+
+function inbox(store: Store, all: boolean, json: boolean): void {
+  const rows = store.inbox(all);
+  if (json) {
+    const items = rows.map((row) => ({
+      id: row.id,
+      status: row.status,
+      blocked: row.blocked === 1,
+      waiting_for_reply: row.status === 'open' && row.blocked === 0,
+      message_count: row.last_seq,
+      last_message_at: row.last_message_at,
+      last_author: row.last_author,
+      agent_name: agentName(row.metadata),
+      agent_name_verified: false,
+      preview: oneLine(row.last_message, 80),
+    }));
+    return void console.log(JSON.stringify(items, null, 2));
+  }
+  if (rows.length === 0) return void console.log(all ? 'No conversations yet.' : 'No open or answered conversations. (--all shows closed ones.)');
+  for (const row of rows) {
+    const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
+    console.log(
+      `${mark}${row.id}  ${row.status.padEnd(9)} ${String(row.last_seq).padStart(3)} msgs  last ${when(row.last_message_at)}  ` +
+        `${agentLabel(row.metadata)}  ${row.last_author}: "${oneLine(row.last_message, 60)}"`,
+    );
+  }
+}
+
+function conversationJson(conversation: Conversation, messages: Message[]) {
+  const { id, status, blocked, created_at, expires_at, metadata } = conversation;
+  return { id, status, blocked: blocked === 1, created_at, expires_at, metadata: JSON.parse(metadata), metadata_verified: false, messages };
+}
+
+function show(store: Store, conversation: Conversation, json: boolean): void {
+  const messages = allMessages(store, conversation);
+  if (json) return void console.log(JSON.stringify(conversationJson(conversation, messages), null, 2));
+  console.log(`Conversation ${conversation.id}`);
+  console.log(`  status      ${conversation.status}${conversation.blocked ? ' (blocked)' : ''}`);
+  console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
+  for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
+    console.log(`  ${key.padEnd(11)} ${value} (unverified)`);
+  }
+  for (const message of messages) {
+    console.log(`\n#${message.seq}  ${message.author === 'owner' ? 'you (owner)' : 'client'}  ${when(message.created_at)}`);
+    console.log(message.message.replace(/^/gm, '    '));
+  }
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => (text += chunk));
+    process.stdin.on('end', () => resolve(text));
+    process.stdin.on('error', reject);
+  });
+}
+
+function watch(store: Store): Promise<void> {
+  // The starting point is taken before saying so: a message sent once the line is read is
+  // stamped later, and shows. After that, messages stamped at or after the newest printed
+  // one are asked for, skipping those printed: one of the same millisecond may commit later.
+  let since = new Date().toISOString();
+  console.log('Watching for new client messages; Ctrl-C ends.');
+  let printedAtSince = new Set<string>();
+  let version = -1;
+  return new Promise((resolve) => {
+    const tick = () => {
+      const current = store.dataVersion();
+      if (current === version) return;
+      version = current;
+      for (const message of store.clientMessagesSince(since)) {
+        const key = `${message.conversation_id}/${message.seq}`;
+        if (message.created_at === since && printedAtSince.has(key)) continue;
+        if (message.created_at !== since) printedAtSince = new Set();
+        since = message.created_at;
+        printedAtSince.add(key);
+        console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`);
+        console.log(message.message.replace(/^/gm, '    '));
+      }
+    };
+    const timer = setInterval(tick, WATCH_INTERVAL_MS);
+    const stop = () => {
+      clearInterval(timer);
+      console.log('Stopped watching.');
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,107 @@
+// The owner's commands on the service itself: the directory, the day's count, backups, and
+// purging expired conversations.
+
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { backup, DatabaseSync } from 'node:sqlite';
+import type { Config } from '../config.ts';
+import { purgeExpired } from '../conversations.ts';
+import { readListingsFile } from '../listings.ts';
+import type { Store } from '../store.ts';
+import { utcDay } from '../time.ts';
+import { dailyLimitOf, OwnerError, type Command } from './shared.ts';
+
+export const maintenanceCommands: Record<string, Command> = {
+  listings: {
+    usage: 'listings import <file> | listings export | listings remove <slug>',
+    summary: 'manage the directory: import validates every listing, then upserts all or nothing',
+    run: ({ positionals, store }) => listings(store, positionals),
+  },
+  stats: {
+    usage: 'stats [--json]',
+    summary: "today's message count against the daily maximum, conversations by status, database size",
+    options: { json: { type: 'boolean' } },
+    run: ({ values, store, config }) => stats(store, config, values.json === true),
+  },
+  backup: {
+    usage: 'backup <file>',
+    summary: 'an online, consistent copy of the database, safe while the server runs',
+    run: ({ positionals, store, config }) => backupTo(store, config, positionals[0]),
+  },
+  'purge-expired': {
+    usage: 'purge-expired',
+    summary: 'delete conversations whose credential expired, with their messages and keys',
+    run: ({ store }) => {
+      const deleted = purgeExpired(store, Date.now());
+      console.log(`Deleted ${deleted} expired conversation${deleted === 1 ? '' : 's'} with their messages and keys.`);
+    },
+  },
+};
+
+function listings(store: Store, [action, argument, ...extra]: string[]): void {
+  if (extra.length > 0) action = undefined;
+  if (action === 'export' && argument === undefined) {
+    return void console.log(JSON.stringify(store.listingTexts().map((text) => JSON.parse(text)), null, 2));
+  }
+  if (action === 'remove' && argument !== undefined) {
+    if (!store.removeListing(argument)) throw new OwnerError(`no listing has the slug "${argument}"`);
+    return void console.log(`Removed ${argument}.`);
+  }
+  if (action === 'import' && argument !== undefined) {
+    const incoming = readListingsFile(argument);
+    const existing = new Set(store.listingTexts().map((text) => (JSON.parse(text) as { slug: string }).slug));
+    store.upsertListings(incoming);
+    const added = incoming.filter((listing) => !existing.has(listing.slug as string)).length;
+    return void console.log(`Imported ${incoming.length} listings: ${added} new, ${incoming.length - added} updated.`);
+  }
+  throw new OwnerError('usage: listings import <file> | listings export | listings remove <slug>');
+}
+
+function databaseBytes(config: Config): number {
+  return ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(config.dbPath + suffix) ? statSync(config.dbPath + suffix).size : 0), 0);
+}
+
+function stats(store: Store, config: Config, json: boolean): void {
+  const today = utcDay(Date.now());
+  const { limit, recorded } = dailyLimitOf(store, config);
+  const { blocked, ...byStatus } = store.conversationCounts();
+  const result = {
+    day: today,
+    messages_today: store.dailyCount(today),
+    daily_maximum: limit,
+    daily_maximum_source: recorded ? 'recorded by the server at its start' : 'DAILY_MESSAGE_LIMIT here: the server has not recorded one yet',
+    conversations: byStatus,
+    blocked,
+    messages: store.messageCount(),
+    database_bytes: databaseBytes(config),
+  };
+  if (json) return void console.log(JSON.stringify(result, null, 2));
+  const maximum = limit === 0 ? 'no maximum' : `of ${limit}`;
+  console.log(`Today (${today} UTC): ${result.messages_today} messages ${maximum} (the daily maximum ${recorded ? 'the server recorded at its start' : 'of DAILY_MESSAGE_LIMIT here; the server has not recorded one yet'})`);
+  console.log(`Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`);
+  console.log(`Messages stored: ${result.messages}`);
+  console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
+}
+
+async function backupTo(store: Store, config: Config, file: string | undefined): Promise<void> {
+  if (!file) throw new OwnerError('give the file to write the backup to');
+  if (existsSync(file)) throw new OwnerError(`${file} already exists; choose a new file name`);
+  // Written beside the target and renamed only once complete and checked: never half a backup.
+  const partial = `${file}.partial-${process.pid}`;
+  try {
+    await backup(store.db, partial);
+    const copy = new DatabaseSync(partial);
+    try {
+      copy.exec('PRAGMA journal_mode = DELETE'); // one self-contained file, no -wal beside it
+      const check = copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string };
+      if (check.integrity_check !== 'ok') throw new OwnerError(`the copy failed its integrity check: ${check.integrity_check}`);
+    } finally {
+      copy.close();
+    }
+    renameSync(partial, file);
+  } catch (err) {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(partial + suffix, { force: true });
+    if (err instanceof OwnerError) throw err;
+    throw new OwnerError(`cannot write the backup to ${file}: ${(err as Error).message}`);
+  }
+  console.log(`Backed up ${config.dbPath} to ${file}: ${store.messageCount()} messages, checked.`);
+}

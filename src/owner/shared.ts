@@ -1,0 +1,59 @@
+// What the owner's commands share: their shape, finding a conversation by an id prefix, and
+// how times and names are printed.
+
+import type { Config } from '../config.ts';
+import { refuse } from '../refusals.ts';
+import type { Conversation, Store } from '../store.ts';
+
+/** How the owner runs the script, as every usage line and the README show it. */
+export const RUN_OWNER = 'npm run owner --';
+
+/** A problem with the owner's input: printed as one line on stderr, exit 1. */
+export class OwnerError extends Error {}
+
+export interface Command {
+  readonly usage: string;
+  readonly summary: string;
+  readonly options?: Record<string, { type: 'boolean' | 'string'; short?: string }>;
+  run(args: { positionals: string[]; values: Record<string, unknown>; store: Store; config: Config }): Promise<void> | void;
+}
+
+/** The one conversation whose id starts with `idOrPrefix` (at least 4 characters). */
+export function findConversation(store: Store, idOrPrefix: string | undefined): Conversation {
+  if (!idOrPrefix) throw new OwnerError('give a conversation id (or its first characters)');
+  const prefix = idOrPrefix.toLowerCase();
+  if (!/^[0-9a-f-]{4,36}$/.test(prefix)) throw new OwnerError(`"${idOrPrefix}" is not a conversation id (4 to 36 characters of 0-9, a-f and -)`);
+  const ids = store.conversationIdsByPrefix(prefix);
+  if (ids.length === 0) throw refuse('noSuchConversation', prefix);
+  if (ids.length > 1) throw refuse('ambiguousId', prefix);
+  return store.conversationById(ids[0] as string) as Conversation;
+}
+
+/** The daily maximum the server enforces, as it recorded it; before its first start, the owner's own setting. */
+export function dailyLimitOf(store: Store, config: Config): { limit: number; recorded: boolean } {
+  const recorded = store.recordedDailyLimit();
+  return recorded === undefined ? { limit: config.dailyMessageLimit, recorded: false } : { limit: recorded, recorded: true };
+}
+
+export function agentName(metadata: string): string | null {
+  return (JSON.parse(metadata) as { agent_name?: string }).agent_name ?? null;
+}
+
+export function agentLabel(metadata: string): string {
+  const name = agentName(metadata);
+  return name ? `${oneLine(name, 40)} (unverified)` : '(no name given)';
+}
+
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A catalogue sentence in the script's style: "error: conversation … is closed; reopen it first". */
+export function asClause(sentence: string): string {
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1).replace(/`/g, '').replace(/\.$/, '');
+}
+
+export function when(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}

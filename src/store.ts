@@ -1,0 +1,270 @@
+// All SQL of the service and the owner script: one named method per query or transaction,
+// each statement prepared once when the database opens, every value a bound parameter. The
+// rules that decide what to write live above this file, in conversations.ts.
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { migrate } from './migrations.ts';
+
+// The owner script and the server share the file: a write waits this long for the other's
+// write to finish. Writes take milliseconds; waiting blocks the server's event loop.
+const BUSY_TIMEOUT_MS = 5000;
+
+export type ConversationStatus = 'open' | 'answered' | 'closed';
+export type Author = 'client' | 'owner';
+
+export interface Conversation {
+  readonly id: string;
+  readonly status: ConversationStatus;
+  readonly blocked: 0 | 1;
+  /** JSON object, as declared, unverified */
+  readonly metadata: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly last_seq: number;
+  readonly latest_owner_seq: number;
+}
+
+export interface Message {
+  readonly seq: number;
+  readonly author: Author;
+  readonly message: string;
+  readonly created_at: string;
+}
+
+export interface InboxRow extends Conversation {
+  readonly last_message_at: string;
+  readonly last_message: string;
+  readonly last_author: Author;
+}
+
+export interface ClientMessage extends Message {
+  readonly conversation_id: string;
+  readonly metadata: string;
+}
+
+const CONVERSATION = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
+const MESSAGE = 'seq, author, message, created_at';
+
+function prepareStatements(db: DatabaseSync) {
+  const sql = (text: string) => db.prepare(text);
+  return {
+    begin: sql('BEGIN IMMEDIATE'), // takes the write lock up front
+    commit: sql('COMMIT'),
+    rollback: sql('ROLLBACK'),
+    savepoint: sql('SAVEPOINT nested'),
+    release: sql('RELEASE nested'),
+    rollbackToSavepoint: sql('ROLLBACK TO nested'),
+    dataVersion: sql('PRAGMA data_version'),
+
+    listingCount: sql('SELECT count(*) AS count FROM listings'),
+    listingTexts: sql('SELECT listing FROM listings ORDER BY slug'),
+    upsertListing: sql('INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing'),
+    removeListing: sql('DELETE FROM listings WHERE slug = ?'),
+
+    conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
+    conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = ?`),
+    conversationIdsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
+    creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
+    insertConversation: sql(
+      `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
+    setStatus: sql('UPDATE conversations SET status = ? WHERE id = ?'),
+    setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
+    deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
+
+    insertMessage: sql('INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)'),
+    messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
+    messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
+    clientMessagesSince: sql(
+      `SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
+       FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`,
+    ),
+
+    dailyCount: sql('SELECT count FROM daily_counts WHERE day = ?'),
+    countToday: sql('INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1'),
+    recordedDailyLimit: sql("SELECT value FROM settings WHERE name = 'daily_message_limit'"),
+    recordDailyLimit: sql("INSERT INTO settings (name, value) VALUES ('daily_message_limit', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+
+    inbox: sql(
+      `SELECT ${CONVERSATION.split(', ').map((c) => `c.${c}`).join(', ')},
+              m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
+       FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
+       WHERE ? OR c.status <> 'closed'
+       -- waiting for the owner first, the longest-waiting on top; then blocked ones; then the rest, newest first
+       ORDER BY c.status = 'open' AND c.blocked = 0 DESC, c.blocked DESC,
+                CASE WHEN c.status = 'open' THEN m.created_at END ASC, m.created_at DESC`,
+    ),
+    allConversations: sql(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, id`),
+    conversationCounts: sql('SELECT status, blocked, count(*) AS count FROM conversations GROUP BY status, blocked'),
+    messageCount: sql('SELECT count(*) AS count FROM messages'),
+  };
+}
+
+/** The database: opened (and created when missing), migrated, its statements prepared. */
+export class Store {
+  readonly db: DatabaseSync;
+  readonly #sql: ReturnType<typeof prepareStatements>;
+
+  constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
+    if (dbPath !== ':memory:') mkdirSync(path.dirname(dbPath), { recursive: true });
+    this.db = new DatabaseSync(dbPath, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
+    try {
+      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec('PRAGMA synchronous = FULL'); // a 2xx on a POST means the commit reached the disk
+      migrate(this.db);
+      this.#sql = prepareStatements(this.db);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * Runs fn in a write transaction (BEGIN IMMEDIATE takes the write lock up front), or, when
+   * one is already open, in a savepoint of it: a failed fn undoes its own writes only.
+   */
+  transaction<T>(fn: () => T): T {
+    const nested = this.db.isTransaction;
+    (nested ? this.#sql.savepoint : this.#sql.begin).run();
+    try {
+      const result = fn();
+      (nested ? this.#sql.release : this.#sql.commit).run();
+      return result;
+    } catch (err) {
+      // A full disk or an I/O error may already have rolled the whole transaction back.
+      if (nested && this.db.isTransaction) {
+        this.#sql.rollbackToSavepoint.run();
+        this.#sql.release.run();
+      } else if (this.db.isTransaction) {
+        this.#sql.rollback.run();
+      }
+      throw err;
+    }
+  }
+
+  /** For batch.ts only: a write transaction spanning several transaction() calls. */
+  beginWrite(): void {
+    this.#sql.begin.run();
+  }
+  commitWrite(): void {
+    this.#sql.commit.run();
+  }
+  rollbackWrite(): void {
+    if (this.db.isTransaction) this.#sql.rollback.run();
+  }
+  inTransaction(): boolean {
+    return this.db.isTransaction;
+  }
+
+  /** Changes whenever another connection (the owner script) commits. */
+  dataVersion(): number {
+    return (this.#sql.dataVersion.get() as { data_version: number }).data_version;
+  }
+
+  listingCount(): number {
+    return (this.#sql.listingCount.get() as { count: number }).count;
+  }
+  listingTexts(): string[] {
+    return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing);
+  }
+  /** Inserts or replaces every listing, all or nothing. */
+  upsertListings(listings: readonly { readonly slug?: unknown }[]): void {
+    this.transaction(() => {
+      for (const listing of listings) this.#sql.upsertListing.run(String(listing.slug), JSON.stringify(listing));
+    });
+  }
+  removeListing(slug: string): boolean {
+    return Number(this.#sql.removeListing.run(slug).changes) > 0;
+  }
+
+  conversationById(id: string): Conversation | undefined {
+    return this.#sql.conversationById.get(id) as Conversation | undefined;
+  }
+  /** tokenHash: the credential's SHA-256 */
+  conversationByTokenHash(tokenHash: Buffer): Conversation | undefined {
+    return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
+  }
+  /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
+  conversationIdsByPrefix(prefix: string): string[] {
+    return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
+  }
+  creationKeyUsed(key: string): boolean {
+    return this.#sql.creationKeyUsed.get(key) !== undefined;
+  }
+  insertConversation(conversation: Conversation, tokenHash: Buffer, creationKey: string): void {
+    const c = conversation;
+    this.#sql.insertConversation.run(c.id, tokenHash, creationKey, c.status, c.metadata, c.created_at, c.expires_at, c.last_seq, c.latest_owner_seq);
+  }
+  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
+    this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
+  }
+  setStatus(id: string, status: ConversationStatus): void {
+    this.#sql.setStatus.run(status, id);
+  }
+  setBlocked(id: string, blocked: boolean): void {
+    this.#sql.setBlocked.run(blocked ? 1 : 0, id);
+  }
+  /** Deletes conversations whose credential expired by `now`, with their messages (cascade). */
+  deleteExpired(now: string): number {
+    return Number(this.#sql.deleteExpired.run(now).changes);
+  }
+
+  insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
+    const m = message;
+    this.#sql.insertMessage.run(conversationId, m.seq, m.author, m.message, m.created_at, idempotencyKey);
+  }
+  messageByKey(conversationId: string, idempotencyKey: string): Message | undefined {
+    return this.#sql.messageByKey.get(conversationId, idempotencyKey) as Message | undefined;
+  }
+  messagesAfter(conversationId: string, after: number, limit: number): Message[] {
+    return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[];
+  }
+  /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
+  clientMessagesSince(since: string): ClientMessage[] {
+    return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
+  }
+
+  dailyCount(day: string): number {
+    return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0;
+  }
+  countToday(day: string): void {
+    this.#sql.countToday.run(day);
+  }
+  /** The daily maximum the server enforces, as it recorded it when it started; undefined before any start. */
+  recordedDailyLimit(): number | undefined {
+    const row = this.#sql.recordedDailyLimit.get() as { value: string } | undefined;
+    return row && Number(row.value);
+  }
+  recordDailyLimit(limit: number): void {
+    this.#sql.recordDailyLimit.run(String(limit));
+  }
+
+  /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
+  inbox(includeClosed: boolean): InboxRow[] {
+    return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[];
+  }
+  allConversations(): Conversation[] {
+    return this.#sql.allConversations.all() as unknown as Conversation[];
+  }
+  /** Unblocked conversations by status, and blocked ones apart. */
+  conversationCounts(): { open: number; answered: number; closed: number; blocked: number } {
+    const counts = { open: 0, answered: 0, closed: 0, blocked: 0 };
+    for (const row of this.#sql.conversationCounts.all() as { status: ConversationStatus; blocked: number; count: number }[]) {
+      if (row.blocked) counts.blocked += row.count;
+      else counts[row.status] += row.count;
+    }
+    return counts;
+  }
+  messageCount(): number {
+    return (this.#sql.messageCount.get() as { count: number }).count;
+  }
+}
