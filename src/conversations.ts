@@ -35,9 +35,9 @@ export interface WriteContext {
   readonly overLimit?: Refusal | null;
 }
 
-/** The SHA-256 of a credential: the only form in which it is stored or looked up. */
-function digestOf(token: string): Buffer {
-  return hash('sha256', token, 'buffer');
+/** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
+function digestOf(token: string): string {
+  return hash('sha256', token);
 }
 
 /** Counts one message toward the day, or refuses when the shared maximum is reached. */

@@ -100,16 +100,20 @@ interface Entry {
   readonly headers?: (...args: never[]) => Headers;
 }
 
-/** A refusal: what a client (or the owner) must change. Expected, so it carries no stack. */
-export class Refusal extends Error {
+/**
+ * A refusal: what a client (or the owner) must change. It is thrown like an error, but it is
+ * an answer, not a fault: it does not extend Error, so it carries no stack trace.
+ */
+export class Refusal {
   readonly reason: Reason;
   readonly status: number;
+  readonly message: string;
   readonly headers: Headers;
   readonly #args: readonly unknown[];
 
   constructor(reason: Reason, args: readonly unknown[]) {
     const entry = CATALOGUE[reason] as Entry;
-    super((entry.message as (t: Terms, ...a: unknown[]) => string)(REST_TERMS, ...args));
+    this.message = (entry.message as (t: Terms, ...a: unknown[]) => string)(REST_TERMS, ...args);
     this.reason = reason;
     this.status = entry.status;
     this.headers = entry.headers ? (entry.headers as (...a: unknown[]) => Headers)(...args) : {};

@@ -64,12 +64,12 @@ function prepareStatements(db: DatabaseSync) {
     removeListing: sql('DELETE FROM listings WHERE slug = ?'),
 
     conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
-    conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = ?`),
+    conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
     conversationIdsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     insertConversation: sql(
       `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`,
     ),
     advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
     setStatus: sql('UPDATE conversations SET status = ? WHERE id = ?'),
@@ -189,8 +189,8 @@ export class Store {
   conversationById(id: string): Conversation | undefined {
     return this.#sql.conversationById.get(id) as Conversation | undefined;
   }
-  /** tokenHash: the credential's SHA-256 */
-  conversationByTokenHash(tokenHash: Buffer): Conversation | undefined {
+  /** tokenHash: the credential's SHA-256 in hex */
+  conversationByTokenHash(tokenHash: string): Conversation | undefined {
     return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
   }
   /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
@@ -200,7 +200,7 @@ export class Store {
   creationKeyUsed(key: string): boolean {
     return this.#sql.creationKeyUsed.get(key) !== undefined;
   }
-  insertConversation(conversation: Conversation, tokenHash: Buffer, creationKey: string): void {
+  insertConversation(conversation: Conversation, tokenHash: string, creationKey: string): void {
     const c = conversation;
     this.#sql.insertConversation.run(c.id, tokenHash, creationKey, c.status, c.metadata, c.created_at, c.expires_at, c.last_seq, c.latest_owner_seq);
   }
