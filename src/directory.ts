@@ -1,12 +1,13 @@
 // The public directory, served from an in-memory snapshot of the listings table.
 // Searching in JS gives the Unicode-aware case folding the contract asks for (SQLite's
 // lower() and LIKE fold ASCII only) and makes `%` and `_` in `q` literal for free.
-// The snapshot is rebuilt when PRAGMA data_version says another connection (the owner
-// script) committed, so listing changes show on the very next request. Answers are kept
+// The snapshot is rebuilt when another connection (the owner script) has committed
+// (commits.ts), so listing changes show on the next request. Answers are kept
 // as ready bytes with their ETag per query until then: the directory is read far more
 // than it changes.
 
 import { hash } from 'node:crypto';
+import { watchOtherCommits } from './commits.ts';
 import type { Listing } from './listings.ts';
 import type { Store } from './store.ts';
 import type { DirectoryQuery, Kind } from './validate.ts';
@@ -37,19 +38,17 @@ export function etagOf(bytes: Buffer): string {
 export function createDirectory(store: Store) {
   let entries: Entry[] = [];
   let bySlug = new Map<string, Entry>();
-  let loadedVersion = -1;
   let answers = new Map<string, Answer>();
+  const listingsMayHaveChanged = watchOtherCommits(store);
 
   function refresh(): void {
-    const version = store.dataVersion();
-    if (version === loadedVersion) return;
+    if (!listingsMayHaveChanged()) return;
     answers = new Map();
     entries = store
       .listingTexts()
       .map((json) => toEntry(json))
       .sort(byNameThenSlug);
     bySlug = new Map(entries.map((entry) => [entry.listing.slug as string, entry]));
-    loadedVersion = version;
   }
 
   function matching(query: Omit<DirectoryQuery, 'limit' | 'offset'>): Entry[] {

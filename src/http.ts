@@ -107,7 +107,7 @@ const unrouted = (match: { kind: 'not-found' } | { kind: 'method-not-allowed'; p
 export function createRequestHandler(app: App, routes: readonly Route<Handler>[]) {
   const router = createRouter(routes);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return function handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     const requestId = randomUUID();
     const clientAddress = clientAddressOf(req, app.config.trustProxy);
@@ -124,20 +124,27 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       log(status);
     };
 
-    try {
-      const match = router.match(method, path);
-      const handler = match.kind === 'found' ? match.handler : unrouted(match);
-      route = match.kind === 'not-found' ? null : match.pattern;
-      const params = match.kind === 'found' ? match.params : {};
-      const reply = await handler({ app, req, rawQuery, params, clientAddress, readJson: (maxBytes) => readJsonBody(req, res, maxBytes) });
+    const settle = (reply: Reply) => {
       const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
       respond(reply.status, body, reply.headers, reply.contentType);
-    } catch (err) {
+    };
+    const fail = (err: unknown) => {
       if (err instanceof ClientGoneError) return log(null, { aborted: true }); // nothing was stored, nobody to answer
       const { refusal, expected } = asRefusal(err);
       if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       if (res.headersSent || res.destroyed || !req.socket.writable) return;
       respond(refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
+    };
+    try {
+      const match = router.match(method, path);
+      const handler = match.kind === 'found' ? match.handler : unrouted(match);
+      route = match.kind === 'not-found' ? null : match.pattern;
+      const params = match.kind === 'found' ? match.params : {};
+      const reply = handler({ app, req, rawQuery, params, clientAddress, readJson: (maxBytes) => readJsonBody(req, res, maxBytes) });
+      if (reply instanceof Promise) reply.then(settle, fail);
+      else settle(reply);
+    } catch (err) {
+      fail(err);
     }
   };
 }

@@ -6,7 +6,8 @@ import type { Config } from './config.ts';
 import { closeGracefully, createHttpServer, createRequestHandler, SERVER_TIMEOUTS, type ServerTimeouts } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
-import { Store } from './store.ts';
+import { CachingStore } from './conversation-cache.ts';
+import type { Store } from './store.ts';
 
 export interface RunningService {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
@@ -35,7 +36,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   });
   let store: Store;
   try {
-    store = new Store(config.dbPath, options.busyTimeoutMs);
+    store = new CachingStore(config.dbPath, options.busyTimeoutMs);
     openDatabase(store, config);
   } catch (err) {
     server.close();

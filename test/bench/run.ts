@@ -326,7 +326,7 @@ async function main() {
     console.log(
       `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ${format(r.cpuUs, 1).padStart(7)}   ` +
         `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ${format(s.cpuUs, 1).padStart(7)}   ` +
-        `${format(ratio, 2).padStart(5)} ${format(cpuRatio, 2).padStart(9)}   ≥ ${format(scenario.target, 1)} ${verdict(ratio >= scenario.target)}${warn}`,
+        `${format(ratio, 2).padStart(5)} ${format(cpuRatio, 2).padStart(9)}   ≥ ${format(scenario.target, 2)} ${verdict(ratio >= scenario.target)}${warn}`,
     );
   }
   console.log('ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service\'s, the same comparison measured');
