@@ -67,6 +67,7 @@ function prepareStatements(db: DatabaseSync) {
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
     conversationIdsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
+    digestPrefixes: sql("SELECT group_concat(hex(substr(token_hash, 1, 3)), '') AS prefixes FROM conversations"),
     insertConversation: sql(
       `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`,
@@ -196,6 +197,10 @@ export class Store {
   /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
   conversationIdsByPrefix(prefix: string): string[] {
     return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
+  }
+  /** Every credential digest's first 3 bytes, in hex, one after the other: one row, however many. */
+  digestPrefixes(): string {
+    return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? '';
   }
   creationKeyUsed(key: string): boolean {
     return this.#sql.creationKeyUsed.get(key) !== undefined;

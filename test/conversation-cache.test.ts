@@ -58,3 +58,16 @@ test('this server\'s own writes are seen at once, and lookups stay right past th
   assert.equal(store.conversationByTokenHash(hash('sha256', token))?.latest_owner_seq, 2);
   assert.equal(store.conversationByTokenHash(hash('sha256', 'never issued')), undefined);
 });
+
+test('credentials issued through another connection, or this one, are known at once', async (t) => {
+  const store = cachingStore(t);
+  const mine = open(store, 1);
+  assert.equal(store.conversationByTokenHash(hash('sha256', 'never issued')), undefined); // reads which credentials exist
+  const other = new Store(store.db.location() as string);
+  t.after(() => other.close());
+  const theirs = open(other, 2);
+  const ours = open(store, 3);
+  assert.equal(store.conversationByTokenHash(hash('sha256', ours.token))?.id, ours.conversation.id, 'this server\'s own, at once');
+  await nextTurn();
+  for (const { conversation, token } of [mine, theirs, ours]) assert.equal(store.conversationByTokenHash(hash('sha256', token))?.id, conversation.id);
+});
