@@ -5,24 +5,25 @@ import { readFileSync } from 'node:fs';
 
 export type Listing = Record<string, string | Record<string, string> | unknown[]>;
 
-const KINDS = ['community', 'tool'];
-const STATUSES = ['documented', 'unavailable', 'limited'];
+export const KINDS = ['community', 'tool'];
+export const STATUSES = ['documented', 'unavailable', 'limited'];
 const DETAIL_NAMES_HINT =
   'purpose, interfaces, registration, anonymous, api, read, post_or_reply, continuity, rate_limits, pricing, open_source, verification, authentication';
 
 /** The spec's main fields, always present, in the order they are served. */
-const REQUIRED_FIELDS = [
+export const REQUIRED_FIELDS = [
   'slug', 'kind', 'name', 'category', 'description', 'url', 'docs_url', 'tags', 'details', 'verified_at', 'status',
 ] as const;
 
 /** The spec's additional fields: present only on listings that have them, never null. */
-const OPTIONAL_FIELDS = [
+export const OPTIONAL_FIELDS = [
   'entry_url', 'entry_type', 'auth_type', 'auth_note', 'quickstart', 'example_request', 'writes', 'writes_note',
   'rate_limits', 'gotchas', 'tested_by', 'last_tested_at', 'check_status', 'checked_at', 'disclosure', 'field_notes',
 ] as const;
 
-const URL_FIELDS = new Set(['url', 'docs_url', 'entry_url']);
-const DATE_FIELDS = new Set(['verified_at', 'last_tested_at']);
+export const URL_FIELDS = new Set(['url', 'docs_url', 'entry_url']);
+export const DATE_FIELDS = new Set(['verified_at', 'last_tested_at']);
+export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$';
 const KNOWN_FIELDS = new Set<string>([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]);
 
 /** Every problem found in a listings document; the message names listing and field. */
@@ -128,7 +129,7 @@ function checkField(field: string, value: unknown, problem: (field: string, text
 }
 
 function stringProblem(field: string, value: string): string | null {
-  if (field === 'slug' && !/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/.test(value)) {
+  if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value)) {
     return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
   }
   if (field === 'kind' && !KINDS.includes(value)) return `must be one of ${KINDS.join(', ')}, got "${value}"`;

@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { backup, DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrations.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
@@ -125,8 +125,18 @@ export class Store {
     }
   }
 
-  close(): void {
-    this.db.close();
+  close(): void { this.db.close(); }
+
+  /** Copies the database online into `file` as one self-contained file; returns what PRAGMA integrity_check says of the copy. */
+  async copyTo(file: string): Promise<string> {
+    await backup(this.db, file);
+    const copy = new DatabaseSync(file);
+    try {
+      copy.exec('PRAGMA journal_mode = DELETE'); // no -wal beside it
+      return (copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
+    } finally {
+      copy.close();
+    }
   }
 
   /**
@@ -153,43 +163,25 @@ export class Store {
   }
 
   /** For batch.ts only: a write transaction spanning several transaction() calls. */
-  beginWrite(): void {
-    this.#sql.begin.run();
-  }
-  commitWrite(): void {
-    this.#sql.commit.run();
-  }
-  rollbackWrite(): void {
-    if (this.db.isTransaction) this.#sql.rollback.run();
-  }
-  inTransaction(): boolean {
-    return this.db.isTransaction;
-  }
+  beginWrite(): void { this.#sql.begin.run(); }
+  commitWrite(): void { this.#sql.commit.run(); }
+  rollbackWrite(): void { if (this.db.isTransaction) this.#sql.rollback.run(); }
+  inTransaction(): boolean { return this.db.isTransaction; }
 
   /** Changes whenever another connection (the owner script) commits. */
-  dataVersion(): number {
-    return (this.#sql.dataVersion.get() as { data_version: number }).data_version;
-  }
+  dataVersion(): number { return (this.#sql.dataVersion.get() as { data_version: number }).data_version; }
 
-  listingCount(): number {
-    return (this.#sql.listingCount.get() as { count: number }).count;
-  }
-  listingTexts(): string[] {
-    return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing);
-  }
+  listingCount(): number { return (this.#sql.listingCount.get() as { count: number }).count; }
+  listingTexts(): string[] { return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing); }
   /** Inserts or replaces every listing, all or nothing. */
   upsertListings(listings: readonly { readonly slug?: unknown }[]): void {
     this.transaction(() => {
       for (const listing of listings) this.#sql.upsertListing.run(String(listing.slug), JSON.stringify(listing));
     });
   }
-  removeListing(slug: string): boolean {
-    return Number(this.#sql.removeListing.run(slug).changes) > 0;
-  }
+  removeListing(slug: string): boolean { return Number(this.#sql.removeListing.run(slug).changes) > 0; }
 
-  conversationById(id: string): Conversation | undefined {
-    return this.#sql.conversationById.get(id) as Conversation | undefined;
-  }
+  conversationById(id: string): Conversation | undefined { return this.#sql.conversationById.get(id) as Conversation | undefined; }
   /** tokenHash: the credential's SHA-256 in hex */
   conversationByTokenHash(tokenHash: string): Conversation | undefined {
     return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
@@ -199,12 +191,8 @@ export class Store {
     return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
   }
   /** Every credential digest's first 3 bytes, in hex, one after the other: one row, however many. */
-  digestPrefixes(): string {
-    return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? '';
-  }
-  creationKeyUsed(key: string): boolean {
-    return this.#sql.creationKeyUsed.get(key) !== undefined;
-  }
+  digestPrefixes(): string { return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? ''; }
+  creationKeyUsed(key: string): boolean { return this.#sql.creationKeyUsed.get(key) !== undefined; }
   insertConversation(conversation: Conversation, tokenHash: string, creationKey: string): void {
     const c = conversation;
     this.#sql.insertConversation.run(c.id, tokenHash, creationKey, c.status, c.metadata, c.created_at, c.expires_at, c.last_seq, c.latest_owner_seq);
@@ -212,16 +200,10 @@ export class Store {
   advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
     this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
   }
-  setStatus(id: string, status: ConversationStatus): void {
-    this.#sql.setStatus.run(status, id);
-  }
-  setBlocked(id: string, blocked: boolean): void {
-    this.#sql.setBlocked.run(blocked ? 1 : 0, id);
-  }
+  setStatus(id: string, status: ConversationStatus): void { this.#sql.setStatus.run(status, id); }
+  setBlocked(id: string, blocked: boolean): void { this.#sql.setBlocked.run(blocked ? 1 : 0, id); }
   /** Deletes conversations whose credential expired by `now`, with their messages (cascade). */
-  deleteExpired(now: string): number {
-    return Number(this.#sql.deleteExpired.run(now).changes);
-  }
+  deleteExpired(now: string): number { return Number(this.#sql.deleteExpired.run(now).changes); }
 
   insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
     const m = message;
@@ -234,32 +216,20 @@ export class Store {
     return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[];
   }
   /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
-  clientMessagesSince(since: string): ClientMessage[] {
-    return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
-  }
+  clientMessagesSince(since: string): ClientMessage[] { return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[]; }
 
-  dailyCount(day: string): number {
-    return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0;
-  }
-  countToday(day: string): void {
-    this.#sql.countToday.run(day);
-  }
+  dailyCount(day: string): number { return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0; }
+  countToday(day: string): void { this.#sql.countToday.run(day); }
   /** The daily maximum the server enforces, as it recorded it when it started; undefined before any start. */
   recordedDailyLimit(): number | undefined {
     const row = this.#sql.recordedDailyLimit.get() as { value: string } | undefined;
     return row && Number(row.value);
   }
-  recordDailyLimit(limit: number): void {
-    this.#sql.recordDailyLimit.run(String(limit));
-  }
+  recordDailyLimit(limit: number): void { this.#sql.recordDailyLimit.run(String(limit)); }
 
   /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
-  inbox(includeClosed: boolean): InboxRow[] {
-    return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[];
-  }
-  allConversations(): Conversation[] {
-    return this.#sql.allConversations.all() as unknown as Conversation[];
-  }
+  inbox(includeClosed: boolean): InboxRow[] { return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[]; }
+  allConversations(): Conversation[] { return this.#sql.allConversations.all() as unknown as Conversation[]; }
   /** Unblocked conversations by status, and blocked ones apart. */
   conversationCounts(): { open: number; answered: number; closed: number; blocked: number } {
     const counts = { open: 0, answered: 0, closed: 0, blocked: 0 };
@@ -269,7 +239,5 @@ export class Store {
     }
     return counts;
   }
-  messageCount(): number {
-    return (this.#sql.messageCount.get() as { count: number }).count;
-  }
+  messageCount(): number { return (this.#sql.messageCount.get() as { count: number }).count; }
 }

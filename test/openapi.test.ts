@@ -111,3 +111,17 @@ test('real answers match the schemas the document declares for them', async (t) 
     assert.ok(checked.some((line) => line.endsWith(` ${expected}`)), `a real ${expected} was checked`);
   }
 });
+
+test('each error status is described from the refusal catalogue for the operations that can give it', () => {
+  const describe = (path: string, method: string, status: number) => doc.paths[path][method].responses[String(status)].description as string;
+  const notAnswered = /^Not answered by this operation/;
+  assert.match(describe('/api/v1/directory', 'get', 401), notAnswered, 'a public list never asks for a credential');
+  assert.match(describe('/api/v1/directory', 'get', 409), notAnswered);
+  assert.match(describe('/api/v1/directory', 'get', 400), /`q` is over 120 characters/);
+  assert.match(describe('/api/v1/conversations/{id}/updates', 'get', 401), /No `Authorization: Bearer/);
+  assert.match(describe('/api/v1/conversations/{id}/updates', 'get', 429), /Polled sooner than poll_after_seconds/);
+  assert.doesNotMatch(describe('/api/v1/conversations/{id}/updates', 'get', 429), /daily maximum/);
+  assert.match(describe('/api/v1/conversations', 'post', 409), /creation key was used before/);
+  assert.doesNotMatch(describe('/api/v1/conversations', 'post', 409), /follow-up key/);
+  assert.match(describe('/api/v1/conversations/{id}/messages', 'post', 410), /closed the conversation/);
+});

@@ -2,7 +2,6 @@
 // purging expired conversations.
 
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import { backup, DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config.ts';
 import { purgeExpired } from '../conversations.ts';
 import { readListingsFile } from '../listings.ts';
@@ -88,15 +87,8 @@ async function backupTo(store: Store, config: Config, file: string | undefined):
   // Written beside the target and renamed only once complete and checked: never half a backup.
   const partial = `${file}.partial-${process.pid}`;
   try {
-    await backup(store.db, partial);
-    const copy = new DatabaseSync(partial);
-    try {
-      copy.exec('PRAGMA journal_mode = DELETE'); // one self-contained file, no -wal beside it
-      const check = copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string };
-      if (check.integrity_check !== 'ok') throw new OwnerError(`the copy failed its integrity check: ${check.integrity_check}`);
-    } finally {
-      copy.close();
-    }
+    const check = await store.copyTo(partial);
+    if (check !== 'ok') throw new OwnerError(`the copy failed its integrity check: ${check}`);
     renameSync(partial, file);
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(partial + suffix, { force: true });
