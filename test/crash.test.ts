@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { seededRandom } from './random.ts';
-import { request, startServerProcess, tempDir } from './helpers.ts';
+import { request, startServerProcess, tempDir, waitUntil } from './helpers.ts';
 
 const ROUNDS = 5;
 const WORKERS = 8;
@@ -30,6 +30,7 @@ test(`acknowledged writes survive SIGKILL at random moments exactly once (seed $
   const attempts: Attempt[] = [];
   const conversations: { id: string; token: string }[] = [];
   let counter = 0;
+  const acknowledgedSoFar = () => attempts.filter((a) => a.status !== undefined && a.status < 300).length;
 
   async function send(url: string, attempt: Attempt) {
     const path = attempt.conversation ? `/api/v1/conversations/${attempt.conversation.id}/messages` : '/api/v1/conversations';
@@ -63,7 +64,9 @@ test(`acknowledged writes survive SIGKILL at random moments exactly once (seed $
       }
     };
     const workers = Array.from({ length: WORKERS }, worker);
-    await new Promise((resolve) => setTimeout(resolve, 150 + random() * 350));
+    // Killed after a random number of acknowledged writes, whatever the machine's speed.
+    const killAfter = acknowledgedSoFar() + 15 + Math.floor(random() * 40);
+    await waitUntil(() => acknowledgedSoFar() >= killAfter, `${killAfter} writes were acknowledged (seed ${SEED})`, 30_000);
     killed = true;
     await server.stop('SIGKILL');
     await Promise.all(workers);

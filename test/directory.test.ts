@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseListings } from '../src/listings.ts';
-import { errorMessage, FIXTURE_LISTINGS, request, ROOT, startTestService, upsertListingsAsOwner } from './helpers.ts';
+import { assertRefused, FIXTURE_LISTINGS, request, ROOT, startTestService, upsertListingsAsOwner } from './helpers.ts';
 
 const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8')) as Record<string, unknown>[];
 const ALL_IN_ORDER = [
@@ -161,7 +161,7 @@ test('bad directory parameters get 400 naming the parameter and the allowed rang
   for (const [query, pattern] of cases) {
     for (const route of ['/api/v1/directory', '/api/v1/communities', '/api/v1/tools']) {
       const response = await request(service.url, 'GET', `${route}?${query}`);
-      assert.match(errorMessage(response, 400), pattern, `${route}?${query}`);
+      assertRefused(response, 400, pattern, `${route}?${query}`);
     }
   }
 });
@@ -194,11 +194,11 @@ test('a listing keeps every spec field, in order, and omits absent optional fiel
 test('an unknown slug gets 404 with the error body', async (t) => {
   const service = await startTestService(t);
   const response = await request(service.url, 'GET', '/api/v1/directory/no-such-listing');
-  assert.match(errorMessage(response, 404), /No listing has this slug/);
+  assertRefused(response, 404, /No listing has this slug/);
   const encoded = await request(service.url, 'GET', '/api/v1/directory/%25_%27');
-  assert.match(errorMessage(encoded, 404), /No listing has this slug/);
+  assertRefused(encoded, 404, /No listing has this slug/);
   const malformed = await request(service.url, 'GET', '/api/v1/directory/%E0%A4%A');
-  assert.match(errorMessage(malformed, 400), /malformed percent-encoding/);
+  assertRefused(malformed, 400, /malformed percent-encoding/);
 });
 
 test('HEAD answers like GET without a body', async (t) => {

@@ -114,20 +114,30 @@ export async function openConversation(
   return { id: response.body.id, token: response.body.access_token, body: response.body };
 }
 
-/** Asserts the contract's error body and returns its message. */
-export function errorMessage(response: ApiResponse, status: number): string {
-  if (response.status !== status) {
-    throw new Error(`expected status ${status}, got ${response.status}: ${response.text}`);
-  }
+/**
+ * Asserts the contract's error body with `status`, and that its message says `says`: a
+ * refusal must tell the client what to fix. Returns the message.
+ */
+export function assertRefused(response: ApiResponse, status: number, says: RegExp, label = ''): string {
+  const context = label ? ` (${label})` : '';
+  if (response.status !== status) throw new Error(`expected status ${status}${context}, got ${response.status}: ${response.text}`);
   const contentType = response.headers.get('content-type');
   if (contentType !== 'application/json; charset=utf-8') throw new Error(`error content-type was ${contentType}`);
   const keys = Object.keys(response.body ?? {});
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`error body has keys ${keys.join(',')}`);
   const { code, message } = response.body.error;
-  if (code !== status || typeof message !== 'string' || message.length < 10) {
-    throw new Error(`bad error body: ${response.text}`);
-  }
+  if (code !== status || typeof message !== 'string') throw new Error(`bad error body: ${response.text}`);
+  if (!says.test(message)) throw new Error(`the ${status} message does not say ${says}${context}: ${message}`);
   return message;
+}
+
+/** Waits until `condition` holds, checking every 10 ms; fails naming `what` after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Runs a project script with Node 24 as a child process and collects its output. */
@@ -172,17 +182,11 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const deadline = Date.now() + 10_000;
-  const url = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const found = /^Listening on (\S+)/m.exec(output);
-      if (found) resolve(found[1] as string);
-      else if (child.exitCode !== null) reject(new Error(`the server exited: ${output}`));
-      else if (Date.now() > deadline) reject(new Error(`the server did not start within 10 s: ${output}`));
-      else setTimeout(check, 10);
-    };
-    check();
-  });
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+  await waitUntil(() => /^Listening on /m.test(output) || hasExited, 'the server printed its start-up line');
+  const url = /^Listening on (\S+)/m.exec(output)?.[1];
+  if (url === undefined) throw new Error(`the server exited: ${output}`);
   return {
     url,
     output: () => output,

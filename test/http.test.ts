@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { LIMITS } from '../src/validate.ts';
-import { errorMessage, request, startTestService } from './helpers.ts';
+import { assertRefused, request, startTestService } from './helpers.ts';
 
 /** Sends raw bytes and returns the raw answer (the server closes the connection). */
 function rawRequest(url: string, payload: string): Promise<string> {
@@ -20,7 +20,7 @@ test('an unknown route gets 404 with the error body', async (t) => {
   const service = await startTestService(t);
   for (const path of ['/nothing', '/api/v1', '/api/v2/directory', '/api/v1/nothing', '/api/v1/directory/a/b', '/listings/a/b']) {
     const response = await request(service.url, 'GET', path);
-    assert.match(errorMessage(response, 404), /There is no GET route at this path/, path);
+    assertRefused(response, 404, /There is no GET route at this path/, path);
   }
 });
 
@@ -28,7 +28,7 @@ test('paths match exactly: a trailing slash or different case is not found', asy
   const service = await startTestService(t);
   for (const path of ['/api/v1/directory/', '/api/v1/health/', '/API/v1/health', '/api/v1//directory']) {
     const response = await request(service.url, 'GET', path);
-    errorMessage(response, 404);
+    assertRefused(response, 404, /There is no GET route at this path/, path);
   }
 });
 
@@ -44,7 +44,7 @@ test('another method on a known path gets 405 with Allow and the error body', as
   ];
   for (const [method, path, allow] of cases) {
     const response = await request(service.url, method, path);
-    assert.match(errorMessage(response, 405), new RegExp(`${method} is not allowed`), `${method} ${path}`);
+    assertRefused(response, 405, new RegExp(`${method} is not allowed`), `${method} ${path}`);
     assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
   }
 });
@@ -90,7 +90,7 @@ test('health gets 500 with the error body when the database cannot answer', asyn
   const service = await startTestService(t);
   service.store.db.exec('DROP TABLE listings'); // the query health runs now fails
   const response = await request(service.url, 'GET', '/api/v1/health');
-  const message = errorMessage(response, 500);
+  const message = assertRefused(response, 500, /could not complete this request\. Nothing was stored/);
   assert.doesNotMatch(message, /SQL|listings|no such table/i);
   assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 1);
 });

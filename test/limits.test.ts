@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ownerReply } from '../src/conversations.ts';
 import { createRequestLimiter } from '../src/limits.ts';
-import { errorMessage, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
+import { assertRefused, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
   const clock = fakeClock('2026-03-10T23:59:00.000Z');
@@ -19,15 +19,15 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   clock.set('2026-03-10T23:59:30.250Z');
   const refusedKey = newKey();
   const refused = await post(refusedKey, 'five');
-  assert.match(errorMessage(refused, 429), /shared maximum of 4 messages per UTC day/);
+  assertRefused(refused, 429, /shared maximum of 4 messages per UTC day/);
   assert.equal(refused.headers.get('retry-after'), '30', 'seconds until 00:00 UTC, rounded up');
   const opening = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'new' } });
-  assert.match(errorMessage(opening, 429), /shared maximum of 4 messages per UTC day/);
+  assertRefused(opening, 429, /shared maximum of 4 messages per UTC day/);
   assert.equal(opening.headers.get('retry-after'), '30');
   // Another 429 with the same Retry-After in the same second (35 s less the 5 s grace) says what it is about.
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token })).status, 200);
   const pollTooSoon = await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token });
-  assert.match(errorMessage(pollTooSoon, 429), /Poll this conversation at most once every 35 seconds/);
+  assertRefused(pollTooSoon, 429, /Poll this conversation at most once every 35 seconds/);
   assert.equal(pollTooSoon.headers.get('retry-after'), '30');
   assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyLimit: 4 }), { reason: 'ownerDailyMaximum' });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
@@ -54,15 +54,15 @@ test('openings per address are limited over a sliding hour; Retry-After says whe
   const service = await startTestService(t, { now: clock.now, env: { CREATE_LIMIT_PER_HOUR: '2' } });
   const open = (key = newKey(), json: unknown = { message: 'hi' }) => request(service.url, 'POST', '/api/v1/conversations', { key, json });
   assert.equal((await open()).status, 201);
-  errorMessage(await open(newKey(), { message: '' }), 400); // refused openings are not counted
+  assertRefused(await open(newKey(), { message: '' }), 400, /`message` must not be empty/); // refused openings are not counted
   clock.advance(20 * 60_000);
   assert.equal((await open()).status, 201);
   clock.advance(10 * 60_000);
   const key = newKey();
   const refused = await open(key);
-  assert.match(errorMessage(refused, 429), /At most 2 conversations may be opened per hour from one address/);
+  assertRefused(refused, 429, /At most 2 conversations may be opened per hour from one address/);
   assert.equal(refused.headers.get('retry-after'), String(30 * 60), 'until the first opening is an hour old');
-  errorMessage(await open(), 429);
+  assertRefused(await open(), 429, /At most 2 conversations may be opened per hour/);
   clock.advance(30 * 60_000);
   assert.equal((await open(key)).status, 201, 'the refused key is judged afresh');
 });
@@ -72,13 +72,13 @@ test('requests per address are limited by a token bucket; health is exempt', asy
   const service = await startTestService(t, { now: clock.now, env: { REQUEST_LIMIT_PER_MINUTE: '6' } });
   for (let i = 0; i < 6; i++) assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
   const refused = await request(service.url, 'GET', '/api/v1/directory?limit=1');
-  assert.match(errorMessage(refused, 429), /Too many requests from your address/);
+  assertRefused(refused, 429, /Too many requests from your address/);
   assert.equal(refused.headers.get('retry-after'), '10', 'one token returns every 60/6 seconds');
-  errorMessage(await request(service.url, 'GET', '/api/v1/nowhere'), 429); // counted before routing
+  assertRefused(await request(service.url, 'GET', '/api/v1/nowhere'), 429, /Too many requests from your address/); // counted before routing
   assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200);
   clock.advance(10_000);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
-  errorMessage(await request(service.url, 'GET', '/api/v1/directory?limit=1'), 429);
+  assertRefused(await request(service.url, 'GET', '/api/v1/directory?limit=1'), 429, /Too many requests from your address/);
 });
 
 test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 0 ignores the header', async (t) => {
@@ -86,13 +86,13 @@ test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 
   const from = (service: { url: string }, forwarded: string) =>
     request(service.url, 'GET', '/api/v1/contact-info', { headers: { 'x-forwarded-for': forwarded } });
   assert.equal((await from(proxied, 'spoofed, 203.0.113.1')).status, 200);
-  errorMessage(await from(proxied, 'other-spoof, 203.0.113.1'), 429); // same last hop
+  assertRefused(await from(proxied, 'other-spoof, 203.0.113.1'), 429, /Too many requests/); // same last hop
   assert.equal((await from(proxied, '203.0.113.1, 198.51.100.7')).status, 200);
   assert.equal(proxied.logs.at(-1)?.client, '198.51.100.7');
 
   const direct = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '0' } });
   assert.equal((await from(direct, '203.0.113.1')).status, 200);
-  errorMessage(await from(direct, '198.51.100.7'), 429); // the socket address is what counts
+  assertRefused(await from(direct, '198.51.100.7'), 429, /Too many requests/); // the socket address is what counts
 });
 
 test('the request limiter drops buckets that have refilled, so idle clients cost no memory', () => {

@@ -7,8 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { LogEntry } from '../src/accesslog.ts';
 import { createNotifier } from '../src/notify.ts';
 import {
-  errorMessage,
-  fakeClock,
+  assertRefused, fakeClock,
   FIXTURE_LISTINGS,
   newKey,
   openConversation,
@@ -18,6 +17,7 @@ import {
   startTestService,
   tempDir,
   type TestService,
+  waitUntil,
 } from './helpers.ts';
 
 /** Runs the owner script as a child process against the service's database. */
@@ -121,7 +121,7 @@ test('owner replies count toward the daily maximum and are refused there unless 
   const followUp = await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
     token: conversation.token, key: newKey(), json: { message: 'over the maximum' },
   });
-  errorMessage(followUp, 429); // the owner's reply used the last message of the day
+  assertRefused(followUp, 429, /shared maximum of 2 messages per UTC day/); // the owner's reply used the last message of the day
   assertFailsWith(
     await owner(service, ['reply', conversation.id, 'two'], { env: { DAILY_MESSAGE_LIMIT: '2' } }),
     /shared maximum of 2 messages is reached; add --force/,
@@ -142,7 +142,7 @@ test('close and reopen change what the client may do; a closed conversation take
   });
   assert.equal((await followUp()).status, 201); // the server now knows this credential
   assert.equal((await owner(service, ['close', conversation.id])).code, 0);
-  errorMessage(await followUp(), 410);
+  assertRefused(await followUp(), 410, /closed this conversation/);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body.status, 'closed');
   assertFailsWith(await owner(service, ['reply', conversation.id, 'late']), /is closed; reopen it first/);
   assertFailsWith(await owner(service, ['close', conversation.id]), /already closed/);
@@ -158,7 +158,7 @@ test('block makes the credential answer 403 saying the owner blocked it; unblock
   assert.equal((await read()).status, 200); // the server now knows this credential
   assert.equal((await owner(service, ['block', conversation.id])).code, 0);
   const blocked = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
-  assert.match(errorMessage(blocked, 403), /owner has blocked this conversation/);
+  assertRefused(blocked, 403, /owner has blocked this conversation/);
   assert.equal((await owner(service, ['unblock', conversation.id])).code, 0);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token })).status, 200);
 });
@@ -187,16 +187,7 @@ test('watch prints each new client message as it arrives and ends cleanly on Ctr
   t.after(() => child.kill('SIGKILL'));
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const waitFor = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const deadline = Date.now() + 10_000;
-      const check = () => {
-        if (pattern.test(output)) resolve();
-        else if (Date.now() > deadline) reject(new Error(`watch never printed ${pattern}; it printed: ${output}`));
-        else setTimeout(check, 25);
-      };
-      check();
-    });
+  const waitFor = (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`);
   await waitFor(/Watching for new client messages/);
   await request(service.url, 'POST', `/api/v1/conversations/${existing.id}/messages`, {
     token: existing.token, key: newKey(), json: { message: 'a follow-up\nin two lines' },
@@ -220,11 +211,7 @@ test('watch prints a message stamped in the same millisecond as one it already p
   t.after(() => child.kill('SIGKILL'));
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const waitFor = async (pattern: RegExp) => {
-    for (const deadline = Date.now() + 10_000; !pattern.test(output); await new Promise((r) => setTimeout(r, 25))) {
-      if (Date.now() > deadline) throw new Error(`watch never printed ${pattern}; it printed: ${output}`);
-    }
-  };
+  const waitFor = (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`);
   await waitFor(/Watching/);
   const { id, token } = await openConversation(service.url, { message: 'first in this millisecond' });
   await waitFor(/first in this millisecond/);
@@ -256,7 +243,7 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.match(refused.stderr, /listing 1 \("Bad Slug"\): slug must be 1 to 100 lowercase letters/);
   assert.match(refused.stderr, /listing 1 \("Bad Slug"\): status must be one of documented, unavailable, limited/);
   assert.match(refused.stderr, /listing 2: slug is required/);
-  errorMessage(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404);
+  assertRefused(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404, /No listing has this slug/);
 
   const exported = await owner(service, ['listings', 'export']);
   const roundTrip = path.join(dir, 'export.json');
@@ -265,7 +252,7 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.equal(again.stdout.trim(), 'Imported 13 listings: 0 new, 13 updated.');
 
   assert.equal((await owner(service, ['listings', 'remove', 'brand-new-tool'])).code, 0);
-  errorMessage(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404);
+  assertRefused(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404, /No listing has this slug/);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory')).body.total, 12);
   assertFailsWith(await owner(service, ['listings', 'remove', 'brand-new-tool']), /no listing has the slug "brand-new-tool"/);
   assertFailsWith(await owner(service, ['listings', 'import', path.join(dir, 'missing.json')]), /cannot read .*missing\.json/);
@@ -320,13 +307,13 @@ test('purge-expired deletes conversations whose credential expired, with their m
   clock.set(new Date().toISOString());
   const current = await openConversation(service.url, { message: 'new' });
   // The server knows both credentials before the purge, as it would in service.
-  errorMessage(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 410);
+  assertRefused(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 410, /expired at/);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
   const purged = await owner(service, ['purge-expired']);
   assert.equal(purged.stdout.trim(), 'Deleted 1 expired conversation with their messages and keys.');
   assert.equal(service.store.conversationById(expired.id), undefined);
   assert.equal(service.store.messagesAfter(expired.id, 0, 100).length, 0);
-  errorMessage(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 401);
+  assertRefused(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 401, /matches no conversation/);
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
 });
 
@@ -368,13 +355,7 @@ test('NOTIFY_COMMAND runs the documented example after each new client message',
   assert.equal((await post()).status, 201);
   assert.equal((await post()).status, 200); // a duplicate notifies nobody
   await owner(service, ['reply', conversation.id, 'owner replies are not notified']);
-  const waitForTwo = async () => {
-    for (let i = 0; i < 100; i++) {
-      if (existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  await waitForTwo();
+  await waitUntil(() => existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3, 'two notifications were written');
   const text = readFileSync(notifyFile, 'utf8');
   assert.match(text, new RegExp(`conversation ${conversation.id}  #1  from notifier-test \\(unverified\\)\\nHello there`));
   assert.match(text, new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`));
@@ -398,9 +379,8 @@ test('NOTIFY_COMMAND runs one notification at a time, in the order the messages 
   );
   for (const response of await Promise.all(followUps)) assert.equal(response.status, 201);
   const seqsFile = path.join(dir, 'seqs.txt');
-  for (let i = 0; i < 250 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 4); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const lines = () => (existsSync(seqsFile) ? readFileSync(seqsFile, 'utf8').split('\n').length - 1 : 0);
+  await waitUntil(() => lines() === 3, 'three notifications ran');
   assert.deepEqual(service.logs.filter((entry) => entry.notify === 'failed'), [], 'no run overlapped another');
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n');
 });
@@ -415,9 +395,7 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
   // The first starts at once; three wait; the fifth finds the queue full.
   for (let seq = 1; seq <= 5; seq++) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
   assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[5, '3 notifications are already waiting; this one was dropped']]);
-  for (let i = 0; i < 100 && (!existsSync(seqsFile) || readFileSync(seqsFile, 'utf8').split('\n').length < 5); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitUntil(() => existsSync(seqsFile) && readFileSync(seqsFile, 'utf8').split('\n').length === 5, 'four notifications ran');
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
 });
 
@@ -430,7 +408,7 @@ test('a notifier still running at the time limit is killed, even one that ignore
   const logs: LogEntry[] = [];
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
   for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
-  for (let i = 0; i < 250 && !existsSync(seqsFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitUntil(() => existsSync(seqsFile), 'the second notification ran');
   assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[1, 'killed by SIGKILL']]);
   assert.equal(readFileSync(seqsFile, 'utf8'), '2\n');
 });
@@ -439,9 +417,7 @@ test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', 
   const service = await startTestService(t, { env: { NOTIFY_COMMAND: '/nonexistent/notify-program --flag' } });
   const conversation = await openConversation(service.url);
   assert.match(conversation.id, /^[0-9a-f-]{36}$/);
-  for (let i = 0; i < 100 && !service.logs.some((entry) => entry.notify === 'failed'); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitUntil(() => service.logs.some((entry) => entry.notify === 'failed'), 'the failure was logged');
   const failure = service.logs.find((entry) => entry.notify === 'failed');
   assert.equal(failure?.conversation_id, conversation.id);
   assert.match(String(failure?.reason), /ENOENT/);

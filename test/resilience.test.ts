@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
-import { errorMessage, newKey, openConversation, request, startTestService, upsertListingsAsOwner } from './helpers.ts';
+import { assertRefused, newKey, openConversation, request, startTestService, upsertListingsAsOwner, waitUntil } from './helpers.ts';
 
 const SHORT_TIMEOUTS = {
   headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, connectionsCheckingInterval: 50, shutdownGrace: 300,
@@ -60,14 +60,17 @@ test('shutdown finishes a request in flight, then closes connections that never 
   await new Promise((resolve) => busy.on('connect', resolve));
   let answer = '';
   busy.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-  busy.write(`POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\nContent-Length: ${body.length}\r\n\r\n`);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  busy.write(
+    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\n` +
+      `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body'); // the request is in flight
   const started = Date.now();
   const closed = service.close();
   busy.end(body);
   await closed;
   await silentClosed;
-  assert.match(answer, /^HTTP\/1\.1 201 /, 'the request in flight was answered');
+  assert.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, 'the request in flight was answered');
   assert.ok(Date.now() - started < 3000, `closed in ${Date.now() - started} ms`);
 });
 
@@ -82,19 +85,18 @@ test('a client that disconnects mid-body leaves nothing behind and the server ca
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
   const { hostname, port } = new URL(service.url);
-  await new Promise<void>((resolve) => {
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(
-        `POST /api/v1/conversations/${id}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-          `Content-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\nContent-Length: 200\r\n\r\n{"message": "half`,
-      );
-      setTimeout(() => {
-        socket.destroy();
-        resolve();
-      }, 50);
-    });
-  });
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  const socket = net.connect(Number(port), hostname);
+  await new Promise((resolve) => socket.on('connect', resolve));
+  let answer = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+  socket.write(
+    `POST /api/v1/conversations/${id}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\nContent-Length: 200\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body');
+  socket.write('{"message": "half');
+  socket.destroy();
+  await waitUntil(() => service.logs.some((entry) => entry.aborted === true), 'the aborted request was logged');
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
   assert.equal(history.body.items.length, 1);
   assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 0, 'a vanished client is not a server error');
@@ -111,7 +113,7 @@ test('a write lock held past the busy timeout refuses the POST with Retry-After;
   const key = newKey();
   const post = () => request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'during the lock' } });
   const refused = await post();
-  assert.match(errorMessage(refused, 500), /database is busy\. Nothing was stored; retry shortly with the same Idempotency-Key/);
+  assertRefused(refused, 500, /database is busy\. Nothing was stored; retry shortly with the same Idempotency-Key/);
   assert.equal(refused.headers.get('retry-after'), '2');
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token })).status, 200, 'reads still work');
   other.exec('ROLLBACK');
@@ -132,7 +134,7 @@ test('a full disk refuses the POST without acknowledging it; the server recovers
   const post = () => request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'x'.repeat(8000) } });
   let refused = await post();
   for (let i = 0; i < 20 && refused.status === 201; i++) refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'y'.repeat(8000) } });
-  assert.match(errorMessage(refused, 500), /cannot store anything right now\. Nothing was stored/);
+  assertRefused(refused, 500, /cannot store anything right now\. Nothing was stored/);
   assert.equal(refused.headers.get('retry-after'), '30');
   service.store.db.exec('PRAGMA max_page_count = 1073741823');
   const retried = await post();
@@ -148,7 +150,7 @@ test('a read-only database refuses the POST with Retry-After and keeps serving r
   const { id, token } = await openConversation(service.url);
   service.store.db.exec('PRAGMA query_only = ON');
   const refused = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'hi' } });
-  assert.match(errorMessage(refused, 500), /cannot store anything right now/);
+  assertRefused(refused, 500, /cannot store anything right now/);
   assert.equal(refused.headers.get('retry-after'), '30');
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}`, { token })).status, 200);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory')).status, 200);
@@ -173,7 +175,7 @@ test('SQL and LIKE metacharacters in q, category and slug give exact results', a
   assert.deepEqual(await slugsFor(`category=${encodeURIComponent('cat%')}`), []);
   assert.deepEqual(await slugsFor(`category=${encodeURIComponent('cat_')}`), []);
   for (const slug of ['%', '_', "pct' OR '1'='1", 'pct%', 'pc_']) {
-    errorMessage(await request(service.url, 'GET', `/api/v1/directory/${encodeURIComponent(slug)}`), 404);
+    assertRefused(await request(service.url, 'GET', `/api/v1/directory/${encodeURIComponent(slug)}`), 404, /No listing has this slug/, slug);
   }
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/pct')).status, 200);
 });

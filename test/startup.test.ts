@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { runNode, startServerProcess, tempDir } from './helpers.ts';
+import { runNode, startServerProcess, tempDir, waitUntil } from './helpers.ts';
 
 const MAIN = 'src/main.ts';
 
@@ -104,18 +104,18 @@ test('SIGINT also shuts down gracefully, letting a request in flight finish', as
   // Headers now, the body after the signal: the request is in flight when SIGINT lands.
   const socket = net.connect(Number(port), hostname);
   await new Promise((resolve) => socket.on('connect', resolve));
-  socket.write(
-    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
-      `Idempotency-Key: in-flight-key-1\r\nContent-Length: ${body.length}\r\n\r\n`,
-  );
   let answer = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.write(
+    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+      `Idempotency-Key: in-flight-key-1\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body');
   const stopped = server.stop('SIGINT');
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitUntil(() => server.output().includes('SIGINT received'), 'the server took the signal');
   socket.end(body);
   assert.equal(await stopped, 0);
-  assert.match(answer, /^HTTP\/1\.1 201 /);
+  assert.match(answer, /HTTP\/1\.1 201 /);
   assert.match(server.output(), /SIGINT received/);
 });
 
