@@ -6,7 +6,7 @@ import { createStdoutLog, type Log } from './accesslog.ts';
 import { createBatch } from './batch.ts';
 import type { Config } from './config.ts';
 import { creationResult, followUp, openConversation, type Opening } from './conversations.ts';
-import { createDirectory } from './directory.ts';
+import { Directory } from './directory.ts';
 import { createHourlyLimiter, createPollLimiter, createRequestLimiter } from './limits.ts';
 import { createNotifier } from './notify.ts';
 import type { Refusal } from './refusals.ts';
@@ -46,7 +46,7 @@ export function createApp(config: Config & { publicBaseUrl: string }, store: Sto
     now,
     log,
     limits,
-    directory: createDirectory(store),
+    directory: new Directory(store),
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
     async open(opening: Opening, overLimit: Refusal | null) {

@@ -34,81 +34,87 @@ export function etagOf(bytes: Buffer): string {
   return `"${hash('sha1', bytes, 'base64url')}"`;
 }
 
-/** Keeps the sorted listings and answers list and single-listing queries. */
-export function createDirectory(store: Store) {
-  let entries: Entry[] = [];
-  let bySlug = new Map<string, Entry>();
-  let answers = new Map<string, Answer>();
-  const listingsMayHaveChanged = watchOtherCommits(store);
+/** The sorted listings, answering list and single-listing queries. */
+export class Directory {
+  readonly #store: Store;
+  readonly #listingsMayHaveChanged: () => boolean;
+  #entries: Entry[] = [];
+  #bySlug = new Map<string, Entry>();
+  #answers = new Map<string, Answer>();
 
-  function refresh(): void {
-    if (!listingsMayHaveChanged()) return;
-    answers = new Map();
-    entries = store
-      .listingTexts()
-      .map((json) => toEntry(json))
-      .sort(byNameThenSlug);
-    bySlug = new Map(entries.map((entry) => [entry.listing.slug as string, entry]));
+  constructor(store: Store) {
+    this.#store = store;
+    this.#listingsMayHaveChanged = watchOtherCommits(store);
   }
 
-  function matching(query: Omit<DirectoryQuery, 'limit' | 'offset'>): Entry[] {
+  /** The list body `{ items, total, limit, offset, next_offset }` as JSON bytes. */
+  list(query: DirectoryQuery): Answer {
+    this.#refresh();
+    const key = `${query.kind}\u0000${query.limit}\u0000${query.offset}\u0000${query.category.toLowerCase()}\u0000${query.q.toLowerCase()}`;
+    const cached = this.#answers.get(key);
+    if (cached) return cached;
+    const matches = this.#matching(query);
+    const page = matches.slice(query.offset, query.offset + query.limit);
+    const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
+    const bytes = Buffer.from(
+      `{"items":[${page.map((entry) => entry.json).join(',')}],"total":${matches.length},` +
+        `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`,
+    );
+    const answer = { bytes, etag: etagOf(bytes) };
+    if (this.#answers.size >= MAX_CACHED_ANSWERS) this.#answers = new Map();
+    this.#answers.set(key, answer);
+    return answer;
+  }
+
+  /** One listing as JSON bytes, or undefined. */
+  get(slug: string): Answer | undefined {
+    this.#refresh();
+    return this.#bySlug.get(slug)?.answer;
+  }
+
+  /** The same search with the listings themselves, for the web page and the MCP door. */
+  page(query: DirectoryQuery): { items: Listing[]; total: number } {
+    this.#refresh();
+    const matches = this.#matching(query);
+    return { items: matches.slice(query.offset, query.offset + query.limit).map((entry) => entry.listing), total: matches.length };
+  }
+
+  /** One listing as an object, or undefined. */
+  listing(slug: string): Listing | undefined {
+    this.#refresh();
+    return this.#bySlug.get(slug)?.listing;
+  }
+
+  /** The categories of a kind (or of all) as the listings spell them, with how many listings each has, sorted. */
+  categories(kind: Kind | null): { name: string; count: number }[] {
+    this.#refresh();
+    const counts = new Map<string, { name: string; count: number }>();
+    for (const entry of this.#entries) {
+      if (kind !== null && entry.listing.kind !== kind) continue;
+      const category = counts.get(entry.category) ?? { name: entry.listing.category as string, count: 0 };
+      category.count += 1;
+      counts.set(entry.category, category);
+    }
+    return [...counts.values()].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+  }
+
+  #refresh(): void {
+    if (!this.#listingsMayHaveChanged()) return;
+    this.#answers = new Map();
+    this.#entries = this.#store.listingTexts().map(toEntry).sort(byNameThenSlug);
+    this.#bySlug = new Map(this.#entries.map((entry) => [entry.listing.slug as string, entry]));
+  }
+
+  #matching(query: Omit<DirectoryQuery, 'limit' | 'offset'>): Entry[] {
     const needle = query.q.toLowerCase();
     const category = query.category.toLowerCase();
-    return entries.filter(
+    return this.#entries.filter(
       (entry) =>
         (query.kind === null || entry.listing.kind === query.kind) &&
         (category === '' || entry.category === category) &&
         (needle === '' || entry.searchable.some((text) => text.includes(needle))),
     );
   }
-
-  return {
-    /** The list body `{ items, total, limit, offset, next_offset }` as JSON bytes. */
-    list(query: DirectoryQuery): Answer {
-      refresh();
-      const key = `${query.kind}\u0000${query.limit}\u0000${query.offset}\u0000${query.category.toLowerCase()}\u0000${query.q.toLowerCase()}`;
-      const cached = answers.get(key);
-      if (cached) return cached;
-      const matches = matching(query);
-      const page = matches.slice(query.offset, query.offset + query.limit);
-      const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
-      const bytes = Buffer.from(
-        `{"items":[${page.map((entry) => entry.json).join(',')}],"total":${matches.length},` +
-          `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`,
-      );
-      const answer = { bytes, etag: etagOf(bytes) };
-      if (answers.size >= MAX_CACHED_ANSWERS) answers = new Map();
-      answers.set(key, answer);
-      return answer;
-    },
-
-    /** One listing as JSON bytes, or undefined. */
-    get(slug: string): Answer | undefined {
-      refresh();
-      return bySlug.get(slug)?.answer;
-    },
-
-    /** The same search for the web page: the listings themselves and the total. */
-    page(query: DirectoryQuery): { items: Listing[]; total: number } {
-      refresh();
-      const matches = matching(query);
-      return { items: matches.slice(query.offset, query.offset + query.limit).map((entry) => entry.listing), total: matches.length };
-    },
-
-    /** One listing as an object, or undefined. */
-    listing(slug: string): Listing | undefined {
-      refresh();
-      return bySlug.get(slug)?.listing;
-    },
-
-    /** The distinct categories of a kind (or of all), sorted, as the listings spell them. */
-    categories(kind: Kind | null): string[] {
-      refresh();
-      const names = new Map<string, string>();
-      for (const entry of entries) if (kind === null || entry.listing.kind === kind) names.set(entry.category, entry.listing.category as string);
-      return [...names.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
-    },
-  };
 }
 
 function toEntry(json: string): Entry {

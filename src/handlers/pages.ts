@@ -104,7 +104,7 @@ export function homePage(ctx: PageContext): Reply {
   const tab = (label: string, value: string) =>
     `<li><a href="${escapeHtml(pageUrl({ kind: value }))}"${value === kindParam ? ' aria-current="page"' : ''}>${label}</a></li>`;
   const options = ['<option value="">All categories</option>']
-    .concat(categories.map((name) => `<option${name.toLowerCase() === category.toLowerCase() ? ' selected' : ''}>${escapeHtml(name)}</option>`))
+    .concat(categories.map(({ name }) => `<option${name.toLowerCase() === category.toLowerCase() ? ' selected' : ''}>${escapeHtml(name)}</option>`))
     .join('');
   const list = items
     .map(
