@@ -23,8 +23,10 @@ export type App = ReturnType<typeof createApp>;
 
 const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
 
-/** `config.publicBaseUrl` must be resolved: the server's own URL when none was configured. */
-export function createApp(config: Config & { publicBaseUrl: string }, store: Store, options: AppOptions = {}) {
+/** The configuration as the server runs it: the public base URL resolved (its own URL when none was set), and the address it listens on. */
+export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly listenUrl: string };
+
+export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.log ?? createStdoutLog();
   const limits = {

@@ -30,6 +30,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** program (and its arguments, split on spaces) run after each new client message */
   readonly notifyCommand: readonly string[] | null;
+  /** origins allowed to call /mcp besides this service's own (DNS rebinding protection) */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /** Thrown for a bad environment; its message is the one line printed before exiting. */
@@ -55,6 +57,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLimitPerMinute: readInteger(env, 'REQUEST_LIMIT_PER_MINUTE', DEFAULT_REQUEST_LIMIT_PER_MINUTE, 0, 1e9),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     notifyCommand: readCommand(env, 'NOTIFY_COMMAND'),
+    mcpAllowedOrigins: readOrigins(env, 'MCP_ALLOWED_ORIGINS'),
   });
 }
 
@@ -94,6 +97,17 @@ function readBaseUrl(env: Env): string | null {
     throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
   }
   return value.replace(/\/+$/, '');
+}
+
+function readOrigins(env: Env, name: string): string[] {
+  const values = (env[name] ?? '').split(',').map((value) => value.trim()).filter((value) => value !== '');
+  return values.map((value) => {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value.replace(/\/$/, '')) {
+      throw new ConfigError(`${name} must be comma-separated origins such as https://app.example.org, got "${value}"`);
+    }
+    return url.origin;
+  });
 }
 
 function readCommand(env: Env, name: string): string[] | null {

@@ -17,6 +17,7 @@ export interface RestContext {
   readonly rawQuery: string;
   readonly params: Readonly<Record<string, string>>;
   readonly clientAddress: string;
+  readonly requestId: string;
   /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
   readJson(maxBytes: number): Promise<unknown>;
 }
@@ -34,11 +35,12 @@ export interface Reply {
 export type Handler = (ctx: RestContext) => Reply | Promise<Reply>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const SHARED_HEADERS: Headers = {
+const ANY_ORIGIN: Headers = {
   'access-control-allow-origin': '*', // the credential is a header, never a cookie
   'access-control-expose-headers': 'ETag, Retry-After, WWW-Authenticate, X-Request-Id',
-  'x-content-type-options': 'nosniff',
 };
+// The MCP endpoint answers browsers only from allowed origins (src/mcp/endpoint.ts says which).
+const OWN_CORS_PATH = '/mcp';
 const PRIVATE_PREFIX = '/api/v1/conversations';
 const METHODS_FOR_CONNECT = 'GET, HEAD, POST, OPTIONS'; // every method this service answers somewhere
 
@@ -118,7 +120,8 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       app.log({ time: new Date().toISOString(), request_id: requestId, method, route, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, client: clientAddress, ...extra });
     const respond = (status: number, body: string | Buffer, headers: Headers = {}, contentType = JSON_TYPE) => {
       const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      const head: Headers = { ...SHARED_HEADERS, 'x-request-id': requestId, ...(path.startsWith(PRIVATE_PREFIX) ? { 'cache-control': 'no-store' } : {}) };
+      const head: Headers = { ...(path === OWN_CORS_PATH ? {} : ANY_ORIGIN), 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
+      if (path.startsWith(PRIVATE_PREFIX)) head['cache-control'] = 'no-store';
       if (bytes.length > 0) Object.assign(head, { 'content-type': contentType, 'content-length': String(bytes.length) });
       res.writeHead(status, { ...head, ...headers }).end(bytes);
       log(status);
@@ -140,7 +143,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       const handler = match.kind === 'found' ? match.handler : unrouted(match);
       route = match.kind === 'not-found' ? null : match.pattern;
       const params = match.kind === 'found' ? match.params : {};
-      const reply = handler({ app, req, rawQuery, params, clientAddress, readJson: (maxBytes) => readJsonBody(req, res, maxBytes) });
+      const reply = handler({ app, req, rawQuery, params, clientAddress, requestId, readJson: (maxBytes) => readJsonBody(req, res, maxBytes) });
       if (reply instanceof Promise) reply.then(settle, fail);
       else settle(reply);
     } catch (err) {

@@ -120,6 +120,7 @@ export const SCHEMAS = {
   History: object(['items', 'has_more', 'next_after'], { items: { type: 'array', items: ref('Message') }, has_more: { type: 'boolean' }, next_after: { type: 'integer', minimum: 0 } }),
   FollowUp: object(['message'], { message: text(LIMITS.messageMaxChars) }),
   FollowUpResult: object(['message', 'duplicate'], { message: ref('Message'), duplicate: { type: 'boolean' } }),
+  JsonRpcMessage: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, method: STRING, params: { type: 'object' }, result: { type: 'object' }, error: object(['code', 'message'], { code: INTEGER, message: STRING, data: {} }) } },
   Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds'], {
     id: UUID, status: STATUS, last_seq: { type: 'integer', minimum: 1 }, latest_owner_seq: { type: 'integer', minimum: 0 }, new_reply: { type: 'boolean' }, poll_after_seconds: INTEGER,
   }),
@@ -133,6 +134,7 @@ export const OPENAPI_DOCUMENT = {
     description: 'A public directory of communities and tools for AI agents, and private asynchronous conversations with the human who runs this service. Replies are written by hand; poll at most once per poll_after_seconds. See /llms.txt for a plain-text guide.',
   },
   tags: [
+    { name: 'mcp', description: 'The Model Context Protocol endpoint.' },
     { name: 'directory', description: 'Public, read-only listings.' },
     { name: 'conversations', description: 'Private conversations with the owner.' },
     { name: 'service', description: 'Health, contact protocol and descriptions.' },
@@ -176,6 +178,20 @@ export const OPENAPI_DOCUMENT = {
     },
     '/': { get: operation('getHomePage', { summary: 'The directory as a web page for people', tag: 'directory', parameters: [listQuery[0]!, listQuery[1]!, { name: 'kind', in: 'query', schema: { type: 'string', enum: KINDS } }, listQuery[3]!], ok: html('HTML.'), scopes: ['page', 'list'], statuses: [400, 429, 500] }) },
     '/listings/{slug}': { get: operation('getListingPage', { summary: 'One listing as a web page', tag: 'directory', parameters: [slug], ok: html('HTML.'), scopes: ['listing'], statuses: [404, 429, 500] }) },
+    '/mcp': {
+      post: {
+        summary: 'The MCP endpoint: the same directory and conversations as MCP tools', operationId: 'postMcp', tags: ['mcp'], security: [],
+        description: 'JSON-RPC 2.0 over Streamable HTTP, one JSON answer per request, no sessions. Revisions 2025-11-25 (initialize handshake; also 2025-06-18 and 2025-03-26) and 2026-07-28 (stateless, server/discover). Tools: search_directory, get_listing, open_conversation, send_message, check_updates, read_messages, get_conversation; the credential travels as the access_token argument.',
+        requestBody: { required: true, content: json(ref('JsonRpcMessage')) },
+        responses: {
+          '200': { description: 'A JSON-RPC response: a result, or an error in band (-32601 an unknown method in the 2025 revisions, -32602 an unknown tool). A tool\'s refusal is a result with isError: true and the REST error body as its text.', content: json(ref('JsonRpcMessage')) },
+          '202': { description: 'A notification or a response: accepted, no body.' },
+          '400': { description: 'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; -32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header without its _meta.', content: json(ref('JsonRpcMessage')) },
+          '404': { description: 'A JSON-RPC error -32601: a method the 2026-07-28 revision does not have.', content: json(ref('JsonRpcMessage')) },
+          ...errors(['mcp', 'post'], [403, 413, 415, 429, 500]),
+        },
+      },
+    },
     '/llms.txt': { get: operation('getLlmsTxt', { summary: 'How an agent uses this service, in plain text', tag: 'service', ok: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: STRING } } } }, scopes: [], statuses: [429, 500] }) },
   },
   components: {

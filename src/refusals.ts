@@ -13,14 +13,15 @@ export interface Terms {
   readonly param: string;
   readonly body: string;
   readonly id: string;
+  readonly directory: string;
 }
 export const REST_TERMS: Terms = {
   key: 'Idempotency-Key', credential: 'exactly one header Authorization: Bearer <access_token>', field: 'field',
-  param: 'query parameter', body: 'request body', id: 'conversation id in the path',
+  param: 'query parameter', body: 'request body', id: 'conversation id in the path', directory: 'GET /api/v1/directory',
 };
 export const MCP_TERMS: Terms = {
   key: 'idempotency_key', credential: 'the access_token argument', field: 'argument',
-  param: 'argument', body: 'tool arguments', id: 'argument `conversation_id`',
+  param: 'argument', body: 'tool arguments', id: 'argument `conversation_id`', directory: 'search_directory',
 };
 
 /** Which operations can answer a refusal; `owner` ones reach only the owner script. */
@@ -64,7 +65,7 @@ const CATALOGUE = {
   integerOutOfRange: { status: 400, on: ['list', 'history', 'updates', 'mcp'], when: '`limit`, `offset` or `after` is not a whole number in range.', message: (t: Terms, name: string, range: string) => `The ${t.param} \`${name}\` must be a whole number ${range}.` },
   queryTooLong: { status: 400, on: ['list', 'page', 'mcp'], when: '`q` is over 120 characters.', message: (t: Terms, max: number, length: number) => `The ${t.param} \`q\` must be at most ${max} characters, got ${length}.` },
   badKind: { status: 400, on: ['page', 'mcp'], when: '`kind` is neither community nor tool.', message: (t: Terms) => `The ${t.param} \`kind\` must be community or tool.` },
-  noListing: { status: 404, on: ['listing'], when: 'No listing has this slug.', message: () => 'No listing has this slug. GET /api/v1/directory lists every slug.' },
+  noListing: { status: 404, on: ['listing'], when: 'No listing has this slug.', message: (t: Terms) => `No listing has this slug. ${t.directory} lists every slug.` },
 
   badConversationId: { status: 400, on: ['bearer'], when: 'The conversation id is not a UUID.', message: (t: Terms) => `The ${t.id} must be a UUID such as 7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11.` },
   noCredential: { status: 401, on: ['bearer'], when: 'No `Authorization: Bearer <64 lowercase hex>` header.', message: (t: Terms) => `Send ${t.credential}, with the 64 lowercase hex characters returned when the conversation was opened.`, headers: () => CHALLENGE },

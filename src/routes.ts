@@ -7,12 +7,14 @@
 //   bearer           the conversation credential, for the conversation in the path
 //   openingLimit     openings per address per hour (CREATE_LIMIT_PER_HOUR), judged after the key
 //   pollInterval     one poll per poll_after_seconds per conversation, judged after `after`
+//   trustedOrigin    a foreign Origin or Host is refused (DNS rebinding); the MCP tools have their own guards
 
 import { bearer, limited, openingLimit, pollInterval, query } from './guards.ts';
 import { getConversation, listMessages, openConversation, pollUpdates, postMessage } from './handlers/conversations.ts';
 import { homePage, htmlPage, listingPage, llmsTxt } from './handlers/pages.ts';
 import { contactInfo, getListing, health, listDirectory, openApi } from './handlers/public.ts';
 import type { Handler } from './http.ts';
+import { mcp, mcpPreflight, trustedOrigin } from './mcp/endpoint.ts';
 import type { Route } from './router.ts';
 
 const route = (method: string, pattern: string, handler: Handler): Route<Handler> => ({ method, pattern, handler });
@@ -33,4 +35,6 @@ export const routes: readonly Route<Handler>[] = [
   route('GET',  '/',                                  limited(query(htmlPage(homePage)))),
   route('GET',  '/listings/:slug',                    limited(query(htmlPage(listingPage)))),
   route('GET',  '/llms.txt',                          limited(query(llmsTxt))),
+  route('POST', '/mcp',                               limited(query(trustedOrigin(mcp)))),
+  route('OPTIONS', '/mcp',                            limited(mcpPreflight)),
 ];

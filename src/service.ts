@@ -46,7 +46,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   // Attached in the same turn as the listen callback, before the event loop can deliver a request.
-  const app = createApp(Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url }), store, options);
+  const app = createApp(Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url, listenUrl: url }), store, options);
   server.on('request', createRequestHandler(app, routes));
 
   let closing: Promise<void> | null = null;

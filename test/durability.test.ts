@@ -68,9 +68,34 @@ test('the credential appears only in the creation response: not in server or own
     await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: token.repeat(300) } }),
   ];
   assert.deepEqual(responses.map((r) => r.status), [200, 200, 201, 200, 400, 403, 401, 404, 400, 413]);
+
+  // The same through the MCP door, where the credential travels as an argument.
+  const mcp = (name: string, args: object) =>
+    request(url, 'POST', '/mcp', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) });
+  const viaMcp = await mcp('open_conversation', { message: 'secret plans through MCP' });
+  const mcpOpened = JSON.parse(viaMcp.body.result.content[0].text) as { id: string; access_token: string };
+  assert.match(mcpOpened.access_token, /^[0-9a-f]{64}$/);
+  const mine = { conversation_id: id, access_token: token };
+  const mcpResults = [
+    await mcp('get_conversation', mine),
+    await mcp('read_messages', mine),
+    await mcp('send_message', { ...mine, message: 'more through MCP' }),
+    await mcp('check_updates', mine),
+    await mcp('read_messages', { ...mine, conversation_id: other.body.id }),
+    await mcp('read_messages', { ...mine, access_token: token.toUpperCase() }),
+    await mcp('send_message', { ...mine, message: token.repeat(200) }),
+    await mcp('send_message', { ...mine, message: 'x', [token]: token }),
+    await mcp(token, mine),
+    await mcp('get_conversation', { conversation_id: mcpOpened.id, access_token: mcpOpened.access_token }),
+  ];
+  const codes = mcpResults.map((r) => (r.body.error ? r.body.error.code : r.body.result.isError ? JSON.parse(r.body.result.content[0].text).error.code : 'ok'));
+  assert.deepEqual(codes, ['ok', 'ok', 'ok', 'ok', 403, 401, 400, 400, -32602, 'ok']);
+  responses.push(...mcpResults);
   for (const response of responses) {
-    assert.ok(!response.text.includes(token), response.text.slice(0, 200));
-    for (const [name, value] of response.headers) assert.ok(!value.includes(token), name);
+    for (const secret of [token, mcpOpened.access_token]) {
+      assert.ok(!response.text.includes(secret), response.text.slice(0, 200));
+      for (const [name, value] of response.headers) assert.ok(!value.includes(secret), name);
+    }
   }
 
   const ownerOutputs = await Promise.all(
@@ -92,14 +117,15 @@ test('the credential appears only in the creation response: not in server or own
     const entry = JSON.parse(line);
     assert.deepEqual(Object.keys(entry), ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'], line);
   }
-  assert.equal(logLines.length, responses.length + 2, 'one JSON line per request');
+  assert.equal(logLines.length, responses.length + 3, 'one JSON line per request');
   assert.ok(output.includes('"status":201'), 'the request log was written');
-  assert.ok(!output.includes(token), 'the token is not in the server output');
+  assert.ok(!output.includes(token) && !output.includes(mcpOpened.access_token), 'no credential is in the server output');
   assert.ok(!output.includes('secret plans'), 'message text is not logged');
 
   const files = [dbPath, `${dbPath}-wal`].filter(existsSync).map((file) => readFileSync(file));
   const everything = Buffer.concat(files);
   assert.equal(everything.indexOf(token), -1, 'the hex credential is not stored');
+  assert.equal(everything.indexOf(mcpOpened.access_token), -1, 'nor the one issued through MCP');
   assert.equal(everything.indexOf(Buffer.from(token, 'hex')), -1, 'nor its raw bytes');
   const digest = createHash('sha256').update(token).digest();
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');

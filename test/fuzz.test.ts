@@ -29,7 +29,7 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
       '/api/v1/health', '/api/v1/contact-info', '/api/v1/directory', '/api/v1/communities', '/api/v1/tools',
       `/api/v1/directory/${pick(slugs)}`, '/api/v1/conversations', `/api/v1/conversations/${id}`,
       `/api/v1/conversations/${id}/messages`, `/api/v1/conversations/${id}/updates`,
-      '/', '/api/v1/', '/api/v1/directory/', '//api/v1/health', '/api/v1/../v1/health', `/${'x/'.repeat(500)}`,
+      '/', '/api/v1/', '/api/v1/directory/', '//api/v1/health', '/api/v1/../v1/health', `/${'x/'.repeat(500)}`, '/mcp', '/mcp/',
       '/api/v1/conversations/%00/messages', '/%ff%fe', '/api/v1/directory/%',
     ]);
   };
@@ -70,10 +70,15 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
     } else if (status >= 400 && method !== 'HEAD') {
       try {
         const body = JSON.parse(text);
-        if (Object.keys(body).join() !== 'error' || body.error.code !== status || typeof body.error.message !== 'string') throw new Error('shape');
+        const jsonRpcError = body.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error.message === 'string'; // /mcp's own errors
+        const errorBody = Object.keys(body).join() === 'error' && body.error.code === status && typeof body.error.message === 'string';
+        if (!jsonRpcError && !errorBody) throw new Error('shape');
       } catch {
         failures.push(`${label} → ${status} without the error body: ${text.slice(0, 200)}`);
       }
+    } else if (status === 200 && label.includes('/mcp') && method === 'POST') {
+      const body = JSON.parse(text);
+      if (body.jsonrpc !== '2.0' || !('result' in body || 'error' in body)) failures.push(`${label} → 200 without a JSON-RPC response: ${text.slice(0, 200)}`);
     }
   }
 
@@ -93,7 +98,26 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
       { method: 'GET', path: `/api/v1/conversations/${mine.id}/messages`, query: '?after=0&limit=10', headers: { authorization: auth }, body: undefined },
       { method: 'GET', path: `/api/v1/conversations/${mine.id}/updates`, query: '?after=1', headers: { authorization: auth }, body: undefined },
       { method: 'POST', path: `/api/v1/conversations/${mine.id}/messages`, query: '', headers: { authorization: auth, 'content-type': json, 'idempotency-key': validKey }, body: '{"message": "follow-up"}' },
+      { method: 'POST', path: '/mcp', query: '', headers: { 'content-type': json }, body: pick(mcpBodies(validKey)) },
+      { method: 'POST', path: '/mcp', query: '', headers: { 'content-type': json, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'check_updates' }, body: `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check_updates", "arguments": {"conversation_id": "${mine.id}", "access_token": "${mine.token}"}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}` },
     ]);
+  };
+  // Valid and nearly valid JSON-RPC messages for /mcp; the mutations below spoil them further.
+  const mcpBodies = (key: string) => {
+    const credential = `"conversation_id": "${mine.id}", "access_token": "${mine.token}"`;
+    const callTool = (name: string, args: string) => `{"jsonrpc": "2.0", "id": ${Math.floor(random() * 100)}, "method": "tools/call", "params": {"name": "${name}", "arguments": ${args}}}`;
+    return [
+      '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}}',
+      '{"jsonrpc": "2.0", "method": "notifications/initialized"}', '{"jsonrpc": "2.0", "id": "x", "method": "tools/list"}', '{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
+      '[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', '{"jsonrpc": "2.0", "id": null, "method": "ping"}', '{"jsonrpc": "1.0", "id": 1, "method": "ping"}',
+      '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": null}', '{"jsonrpc": "2.0", "id": {}, "method": "tools/call"}', '{"jsonrpc": "2.0", "id": 1, "result": {}}',
+      callTool('search_directory', pick(['{"q": "weather"}', '{"limit": 0}', '{"q": 5}', '{"kind": "robot"}', '[]', 'null', '"x"', `{"q": "${'x'.repeat(200)}"}`])),
+      callTool('get_listing', pick(['{"slug": "alpha-api"}', '{}', '{"slug": ["a"]}', '{"slug": "../../etc"}'])),
+      callTool('open_conversation', pick([`{"message": "hi", "idempotency_key": "${key}"}`, '{"message": ""}', '{"message": "hi", "metadata": {"owner": "me"}}', '{"message": "hi", "__proto__": {"polluted": true}}'])),
+      callTool('send_message', pick([`{${credential}, "message": "via mcp", "idempotency_key": "${key}"}`, `{${credential}}`, `{${credential}, "message": "\\ud800"}`, '{"message": "no credential"}'])),
+      callTool(pick(['check_updates', 'read_messages', 'get_conversation']), pick([`{${credential}, "after": 1}`, `{${credential}, "after": -1}`, `{${credential}, "limit": 1000}`, `{"conversation_id": "x", "access_token": "${mine.token}"}`, `{${credential.replace(mine.token, theirs.token)}}`])),
+      callTool(pick(['', 'nope', 'constructor', '__proto__', 'toString']), '{}'),
+    ];
   };
   const mutations: ((r: ReturnType<typeof validRequest>) => void)[] = [
     (r) => (r.method = pick(['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])),
@@ -116,6 +140,10 @@ test(`thousands of hostile requests get no 5xx and always the error body (seed $
     },
     (r) => (r.body = bodies()),
     (r) => (r.body = bodies()),
+    (r) => {
+      const [name, value] = pick([['mcp-protocol-version', pick(['2026-07-28', '2025-11-25', '1999-01-01', ''])], ['mcp-method', pick(['tools/call', 'ping', ''])], ['mcp-name', pick(['check_updates', '=?base64?Y2hlY2tfdXBkYXRlcw==?=', '=?base64?!!?='])], ['origin', pick(['http://evil.example', 'null', service.url])]] as const);
+      r.headers[name] = value;
+    },
   ];
 
   let next = 0;

@@ -143,11 +143,11 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 /** Runs a project script with Node 24 as a child process and collects its output. */
 export function runNode(
   args: string[],
-  options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 20_000,
@@ -160,6 +160,11 @@ export function runNode(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Runs the owner's script as the README tells the owner to, against the database at `dbPath`. */
+export function runOwner(dbPath: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  return runNode(['src/owner.ts', ...args], { env: { DB_PATH: dbPath, ...options.env }, input: options.input });
 }
 
 export interface ServerProcess {

@@ -21,7 +21,8 @@ test('the OpenAPI document is served as OpenAPI 3.1 for interface version 1.0.0'
 });
 
 test('the document and the router list exactly the same operations', () => {
-  const fromRouter = routes.map((route) => `${route.method} ${route.pattern.replace(/:(\w+)/g, '{$1}')}`).sort();
+  // OPTIONS preflights are answered on every path and described nowhere as operations.
+  const fromRouter = routes.filter((route) => route.method !== 'OPTIONS').map((route) => `${route.method} ${route.pattern.replace(/:(\w+)/g, '{$1}')}`).sort();
   const fromDocument = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
     .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
     .sort();

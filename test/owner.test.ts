@@ -13,7 +13,7 @@ import {
   openConversation,
   request,
   ROOT,
-  runNode,
+  runOwner,
   startTestService,
   tempDir,
   type TestService,
@@ -21,9 +21,8 @@ import {
 } from './helpers.ts';
 
 /** Runs the owner script as a child process against the service's database. */
-function owner(service: { dbPath: string }, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  return runNode(['src/owner.ts', ...args], { env: { DB_PATH: service.dbPath, ...options.env }, input: options.input });
-}
+const owner = (service: { dbPath: string }, args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+  runOwner(service.dbPath, args, options);
 
 function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
   assert.equal(result.code, 1, result.stderr);
