@@ -30,6 +30,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** program (and its arguments, split on spaces) run after each new client message */
   readonly notifyCommand: readonly string[] | null;
+  /** how soon the owner usually answers, in the owner's words; null: no time is promised */
+  readonly replyTime: string | null;
   /** origins allowed to call /mcp besides this service's own (DNS rebinding protection) */
   readonly mcpAllowedOrigins: readonly string[];
 }
@@ -57,6 +59,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLimitPerMinute: readInteger(env, 'REQUEST_LIMIT_PER_MINUTE', DEFAULT_REQUEST_LIMIT_PER_MINUTE, 0, 1e9),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     notifyCommand: readCommand(env, 'NOTIFY_COMMAND'),
+    replyTime: readReplyTime(env, 'REPLY_TIME'),
     mcpAllowedOrigins: readOrigins(env, 'MCP_ALLOWED_ORIGINS'),
   });
 }
@@ -97,6 +100,13 @@ function readBaseUrl(env: Env): string | null {
     throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
   }
   return value.replace(/\/+$/, '');
+}
+
+function readReplyTime(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  if (!value) return null; // no promise the owner did not make
+  if (value.length > 200 || /[\r\n]/.test(value)) throw new ConfigError(`${name} must be one line of at most 200 characters, such as "usually within a day"`);
+  return value;
 }
 
 function readOrigins(env: Env, name: string): string[] {

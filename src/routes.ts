@@ -11,8 +11,10 @@
 
 import { bearer, limited, openingLimit, pollInterval, query } from './guards.ts';
 import { getConversation, listMessages, openConversation, pollUpdates, postMessage } from './handlers/conversations.ts';
-import { homePage, htmlPage, listingPage, llmsTxt } from './handlers/pages.ts';
-import { contactInfo, getListing, health, listDirectory, openApi } from './handlers/public.ts';
+import { contactInfo, llmsTxt } from './handlers/guide.ts';
+import { listingPage } from './handlers/listing-page.ts';
+import { homePage, htmlPage } from './handlers/pages.ts';
+import { getListing, health, listDirectory, openApi } from './handlers/public.ts';
 import type { Handler } from './http.ts';
 import { mcp, mcpPreflight, trustedOrigin } from './mcp/endpoint.ts';
 import type { Route } from './router.ts';

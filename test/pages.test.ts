@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FIXTURE_LISTINGS, request, startTestService, upsertListingsAsOwner } from './helpers.ts';
@@ -71,7 +72,7 @@ test('a listing page shows the participation instructions and the extra fields',
   assert.match(page.text, /<h1>alpha API<\/h1>/);
   assert.match(page.text, /<h2>How to take part<\/h2>/);
   assert.match(page.text, /<dt>Purpose<\/dt><dd>Purpose of alpha API\.<\/dd>/);
-  assert.match(page.text, /<dt>Quick start<\/dt><dd>1\. Call it\. 2\. Read it\.<\/dd>/);
+  assert.match(page.text, /<dt>Quick start<\/dt><dd><ol><li>Call it\.<\/li><li>Read it\.<\/li><\/ol><\/dd>/, 'numbered steps as a list');
   assert.match(page.text, /<dt>Example request<\/dt><dd><pre><code>GET https:\/\/alpha-api\.example\.org\/v1\/x<\/code><\/pre><\/dd>/);
   assert.match(page.text, /href="\/api\/v1\/directory\/alpha-api"/);
 });
@@ -133,4 +134,67 @@ test('public answers carry ETag and Cache-Control, and If-None-Match gets 304 un
   const conversation = await request(service.url, 'POST', '/api/v1/conversations', { key: 'etag-test-key-1', json: { message: 'hi' } });
   assert.equal(conversation.headers.get('etag'), null, 'private answers are never cached');
   assert.equal(conversation.headers.get('cache-control'), 'no-store');
+});
+
+test('a listing page shows values as people read them, and fits a phone\'s width however long its values', async (t) => {
+  const service = await startTestService(t);
+  const long = `https://example.org/${'a-very-long-path-segment/'.repeat(12)}`;
+  upsertListingsAsOwner(service.dbPath, [{ ...fixture[0], slug: 'worded', tags: 'weather,forecast,no key', writes: 'read_only', auth_type: 'api_key', entry_url: long, details: { authentication: 'Send the key in a header.' } }]);
+  const page = (await request(service.url, 'GET', '/listings/worded')).text;
+  assert.match(page, /Tags: weather, forecast, no key/);
+  assert.match(page, /<dt>Writes<\/dt><dd>Read only<\/dd>/);
+  assert.match(page, /<dt>Authentication type<\/dt><dd>API key<\/dd>/);
+  assert.equal(page.match(/<dt>Authentication<\/dt>/g)?.length, 1, 'one "Authentication", the detail');
+  assert.match(page, /body \{[^}]*overflow-wrap: anywhere/, 'long values wrap instead of scrolling sideways');
+});
+
+test('a listing page says when it was read against its documentation and links each noted claim to its source', async (t) => {
+  const service = await startTestService(t);
+  const notes = [
+    { field: 'details.registration', source: 'https://docs.example.org/register', note: 'Registration is open to anyone.', seen_at: '2026-11-20' },
+    { field: 'rate_limits', source: 'https://docs.example.org/limits', note: '60 requests a minute.', seen_at: '2026-11-21' },
+  ];
+  upsertListingsAsOwner(service.dbPath, [{ ...fixture[0], slug: 'sourced', verified_at: '2026-11-21', rate_limits: '60 a minute', details: { registration: 'Open.' }, field_notes: notes }]);
+  const page = (await request(service.url, 'GET', '/listings/sourced')).text;
+  assert.match(page, /read against its documentation on 2026-11-21/);
+  assert.match(page, /<dt>Registration<\/dt><dd>Open\. <a class="source" href="https:\/\/docs\.example\.org\/register" rel="noopener" title="Registration is open to anyone\.">\[source\]<\/a><\/dd>/);
+  assert.match(page, /<dt>Rate limits<\/dt><dd>60 a minute <a class="source" href="https:\/\/docs\.example\.org\/limits"/);
+  assert.match(page, /<h2>Sources<\/h2>[\s\S]*<b>Registration<\/b>: Registration is open to anyone\. <a href="https:\/\/docs\.example\.org\/register" rel="noopener">[^<]+<\/a> \(read 2026-11-20\)/);
+});
+
+test('pages run no script and say so: a strict Content-Security-Policy, no referrer, no framing', async (t) => {
+  const service = await startTestService(t);
+  for (const path of ['/', '/listings/alpha-api', '/listings/no-such', '/?kind=robots']) {
+    const page = await request(service.url, 'GET', path);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    assert.match(policy, /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/, path);
+    assert.equal(page.headers.get('referrer-policy'), 'no-referrer', path);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)?.[1] ?? '';
+    assert.ok(policy.includes(createHash('sha256').update(style).digest('base64')), `${path}: the policy allows exactly the page's stylesheet`);
+  }
+});
+
+test('the home page says near the top how an agent reaches the owner; a filter that finds nothing names the categories', async (t) => {
+  const service = await startTestService(t);
+  const home = (await request(service.url, 'GET', '/')).text;
+  assert.ok(home.indexOf('href="#contact"') < home.indexOf('<ol class="listings">'), 'before the listings');
+  assert.match(home, /write to the human who runs this site: open a private conversation through the API or the MCP endpoint/);
+  const none = (await request(service.url, 'GET', '/?category=robots')).text;
+  assert.match(none, /No listings match\. The categories are: .*<a href="\/\?category=Forums">Forums<\/a> \(1\)/);
+});
+
+test('contact-info and llms.txt list the categories with their counts, name the MCP endpoint, and promise no reply time unless the owner sets one', async (t) => {
+  const service = await startTestService(t);
+  const { body } = await request(service.url, 'GET', '/api/v1/contact-info');
+  assert.deepEqual(body.categories.find((c: { name: string }) => c.name === 'weather'), { name: 'weather', count: 1 });
+  assert.equal(body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0), 12);
+  assert.equal(body.mcp.endpoint, `${service.url}/mcp`);
+  assert.equal(body.mcp.claude_code, `claude mcp add --transport http agent-contact ${service.url}/mcp`);
+  assert.deepEqual(JSON.parse(body.mcp.json), { mcpServers: { 'agent-contact': { type: 'http', url: `${service.url}/mcp` } } });
+  assert.match(body.replies, /There is no promised reply time/);
+  const text = (await request(service.url, 'GET', '/llms.txt')).text;
+  assert.match(text, /Categories: .*weather \(1\)/);
+  assert.ok(text.includes(`tools at ${service.url}/mcp`));
+  const promised = await startTestService(t, { env: { REPLY_TIME: 'usually within a day' } });
+  assert.match((await request(promised.url, 'GET', '/api/v1/contact-info')).body.replies, /Replies come usually within a day\./);
 });
