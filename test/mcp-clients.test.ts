@@ -3,6 +3,7 @@
 // conformance suite runs the scenarios that apply to any server.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
@@ -79,4 +80,16 @@ test('the official conformance suite passes the scenarios that apply to any serv
     assert.equal(run.code, 0, `${scenario}:\n${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /0 failed/, scenario);
   }
+});
+
+test('server.json describes the MCP endpoint for the MCP Registry, with the URL left for the operator', async () => {
+  const server = JSON.parse(readFileSync(path.join(ROOT, 'server.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(server.$schema, 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json');
+  assert.match(server.name, /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/, 'reverse-DNS namespace, one slash');
+  assert.ok(server.description.length >= 1 && server.description.length <= 100, 'the schema caps a description at 100 characters');
+  assert.equal(server.version, pkg.version);
+  assert.deepEqual(server.remotes.map((remote: { type: string }) => remote.type), ['streamable-http']);
+  assert.match(server.remotes[0].url, /^https:\/\/.+\/mcp$/, 'the endpoint this service serves');
+  assert.match(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /server\.json/, 'the README tells the operator what to fill in');
 });
