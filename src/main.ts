@@ -1,9 +1,17 @@
 // Entry point: `npm start`. Reads the configuration, starts the service, prints one line
 // with the URL, and shuts down gracefully on SIGTERM / SIGINT.
 
-import { ConfigError, loadConfig } from './config.ts';
-import { ListingsError } from './listings.ts';
-import { startService } from './service.ts';
+// npm start runs the Node 24 that `npm install` brings. Any Node without node:sqlite is
+// refused here, with one line, before the modules that need it are loaded.
+try {
+  await import('node:sqlite');
+} catch {
+  console.error(`Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`);
+  process.exit(1);
+}
+const { ConfigError, loadConfig } = await import('./config.ts');
+const { ListingsError } = await import('./listings.ts');
+const { startService } = await import('./service.ts');
 
 const SHUTDOWN_GRACE_MS = 10_000; // requests in flight get this long to finish
 

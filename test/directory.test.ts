@@ -157,6 +157,8 @@ test('bad directory parameters get 400 naming the parameter and the allowed rang
     ['limit=5&limit=6', /`limit` is repeated/],
     ['q=%E0%A4%A', /malformed percent-encoding/],
     ['access_token=abc', /Never put the credential in a URL/],
+    [`token=${'ab12'.repeat(16)}`, /Never put the credential in a URL/],
+    [`auth=Bearer%20${'AB12'.repeat(16)}`, /Never put the credential in a URL/],
   ];
   for (const [query, pattern] of cases) {
     for (const route of ['/api/v1/directory', '/api/v1/communities', '/api/v1/tools']) {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { createBatch } from '../src/batch.ts';
 import { followUp } from '../src/conversations.ts';
 import { Store } from '../src/store.ts';
-import { newKey, request, runNode, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
+import { newKey, request, runOwner, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
   const service = await startTestService(t);
@@ -100,7 +100,7 @@ test('the credential appears only in the creation response: not in server or own
 
   const ownerOutputs = await Promise.all(
     [['inbox', '--all'], ['inbox', '--json'], ['show', id], ['show', id, '--json'], ['export'], ['stats', '--json'], ['reply', id, 'owner answer']].map(
-      (args) => runNode(['src/owner.ts', ...args], { env: { DB_PATH: dbPath } }),
+      (args) => runOwner(dbPath, args),
     ),
   );
   for (const result of ownerOutputs) {

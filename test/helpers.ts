@@ -116,7 +116,7 @@ export async function openConversation(
 
 /**
  * Asserts the contract's error body with `status`, and that its message says `says`: a
- * refusal must tell the client what to fix. Returns the message.
+ * refusal must tell the client what to fix, in a capitalised sentence. Returns the message.
  */
 export function assertRefused(response: ApiResponse, status: number, says: RegExp, label = ''): string {
   const context = label ? ` (${label})` : '';
@@ -127,6 +127,7 @@ export function assertRefused(response: ApiResponse, status: number, says: RegEx
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`error body has keys ${keys.join(',')}`);
   const { code, message } = response.body.error;
   if (code !== status || typeof message !== 'string') throw new Error(`bad error body: ${response.text}`);
+  if (!/^[A-Z].*[.)]$/s.test(message)) throw new Error(`the ${status} message is not a capitalised sentence${context}: ${message}`);
   if (!says.test(message)) throw new Error(`the ${status} message does not say ${says}${context}: ${message}`);
   return message;
 }
@@ -141,17 +142,23 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 }
 
 /** Runs a project script with Node 24 as a child process and collects its output. */
-export function runNode(
+export function runNode(args: string[], options: Parameters<typeof runCommand>[2] = {}) {
+  return runCommand(process.execPath, args, options);
+}
+
+/** Runs the owner's script as the README tells the owner to (npm run -s owner -- …), against the database at `dbPath`. */
+export function runOwner(dbPath: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  return runCommand('npm', ['run', '-s', 'owner', '--', ...args], { env: { DB_PATH: dbPath, ...options.env }, input: options.input });
+}
+
+/** Runs a program from the project folder as a child process and collects its output. */
+export function runCommand(
+  program: string,
   args: string[],
   options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      timeout: options.timeoutMs ?? 20_000,
-    });
+    const child = spawn(program, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 20_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -160,11 +167,6 @@ export function runNode(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
-}
-
-/** Runs the owner's script as the README tells the owner to, against the database at `dbPath`. */
-export function runOwner(dbPath: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  return runNode(['src/owner.ts', ...args], { env: { DB_PATH: dbPath, ...options.env }, input: options.input });
 }
 
 export interface ServerProcess {

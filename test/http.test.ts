@@ -5,12 +5,19 @@ import { LIMITS } from '../src/validate.ts';
 import { assertRefused, request, startTestService } from './helpers.ts';
 
 /** Sends raw bytes and returns the raw answer (the server closes the connection). */
-function rawRequest(url: string, payload: string): Promise<string> {
+/** Sends `payload` on a raw socket; `afterContinue` is sent once the server says 100 Continue. */
+function rawRequest(url: string, payload: string, afterContinue?: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => socket.write(payload));
     let answer = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answer += chunk;
+      if (afterContinue !== undefined && answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        socket.write(afterContinue);
+        afterContinue = undefined;
+      }
+    });
     socket.on('end', () => resolve(answer));
     socket.on('error', reject);
   });
@@ -137,6 +144,25 @@ test('malformed HTTP still gets the error body', async (t) => {
   const huge = await rawRequest(service.url, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
   assert.match(huge, /^HTTP\/1\.1 431 /);
   assert.match(huge, /"code":431/);
+});
+
+test('CONNECT gets 405 with Allow and the error body, not a dropped connection', async (t) => {
+  const service = await startTestService(t);
+  const answer = await rawRequest(service.url, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
+  assert.match(answer, /^HTTP\/1\.1 405 /);
+  assert.match(answer, /\r\nallow: GET, HEAD, POST, OPTIONS\r\n/i);
+  assert.match(answer, /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, OPTIONS\."\}\}\n$/);
+});
+
+test('Expect: 100-continue with a body over the limit gets 413 at once, never 100 Continue', async (t) => {
+  const service = await startTestService(t);
+  const head = 'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: expect-test-key-1\r\nExpect: 100-continue\r\nContent-Length: 20000\r\n\r\n';
+  const answer = await rawRequest(service.url, head);
+  assert.doesNotMatch(answer, /100 Continue/);
+  assert.match(answer, /^HTTP\/1\.1 413 /);
+  assert.match(answer, /"message":"The body must be at most 16384 bytes of JSON\."/);
+  const fits = await rawRequest(service.url, head.replace('20000', '2').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'), '{}');
+  assert.match(fits, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /, 'a body within the limit is asked for, then judged');
 });
 
 test('HEAD works wherever GET does, with the same status and headers and no body', async (t) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import type { LogEntry } from '../src/accesslog.ts';
 import { createNotifier } from '../src/notify.ts';
@@ -30,13 +30,38 @@ function assertFailsWith(result: { code: number | null; stdout: string; stderr: 
   assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
 }
 
+/**
+ * `npm run -s owner -- watch`, as the owner starts it at a terminal: in a process group of
+ * its own, so that Ctrl-C reaches npm and the script alike, as a terminal sends it.
+ */
+function startWatch(t: TestContext, dbPath: string) {
+  const child = spawn('npm', ['run', '-s', 'owner', '--', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath }, detached: true });
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return {
+    output: () => output,
+    waitFor: (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`),
+    /** Ctrl-C, and the wait until every process of the group has closed its output. */
+    interrupt: () => {
+      process.kill(-(child.pid as number), 'SIGINT');
+      return closed;
+    },
+  };
+}
+
 async function updates(service: TestService, conversation: { id: string; token: string }, after = 0) {
   return request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates?after=${after}`, { token: conversation.token });
 }
 
-test('inbox lists waiting conversations first, longest waiting on top, and hides closed ones unless --all', async (t) => {
+test('inbox lists waiting conversations first, longest waiting on top, blocked ones below them, and hides closed ones unless --all', async (t) => {
   const clock = fakeClock('2026-03-10T09:00:00.000Z');
   const service = await startTestService(t, { now: clock.now });
+  const blocked = await openConversation(service.url, { message: 'oldest, but blocked' });
+  clock.advance(60_000);
   const older = await openConversation(service.url, { message: 'older question', metadata: { agent_name: 'first-agent' } });
   clock.advance(60_000);
   const answered = await openConversation(service.url, { message: 'answered one' });
@@ -45,22 +70,25 @@ test('inbox lists waiting conversations first, longest waiting on top, and hides
   const closed = await openConversation(service.url, { message: 'closed one' });
   assert.equal((await owner(service, ['reply', answered.id, 'Done.'])).code, 0);
   assert.equal((await owner(service, ['close', closed.id])).code, 0);
+  assert.equal((await owner(service, ['block', blocked.id])).code, 0);
 
   const inbox = await owner(service, ['inbox']);
   assert.equal(inbox.code, 0, inbox.stderr);
   const lines = inbox.stdout.trim().split('\n');
-  assert.deepEqual(lines.map((line) => [older, newer, answered].findIndex((c) => line.includes(c.id))), [0, 1, 2]);
+  assert.deepEqual(lines.map((line) => [older, newer, blocked, answered].findIndex((c) => line.includes(c.id))), [0, 1, 2, 3]);
   assert.match(lines[0] as string, /^WAITING .* open .* 1 msgs .*first-agent \(unverified\).*client: "older question"/);
-  assert.match(lines[2] as string, /answered .* 2 msgs .*owner: "Done\."/);
+  assert.match(lines[2] as string, /^BLOCKED .* open .*client: "oldest, but blocked"/, 'a blocked conversation does not wait for the owner');
+  assert.match(lines[3] as string, /answered .* 2 msgs .*owner: "Done\."/);
   assert.ok(!inbox.stdout.includes(closed.id));
 
   const all = await owner(service, ['inbox', '--all', '--json']);
   const items = JSON.parse(all.stdout) as { id: string; status: string; agent_name: string | null; agent_name_verified: boolean; waiting_for_reply: boolean; message_count: number }[];
-  assert.deepEqual(items.map((item) => item.id), [older.id, newer.id, answered.id, closed.id]);
-  assert.deepEqual(items.map((item) => item.status), ['open', 'open', 'answered', 'closed']);
+  assert.deepEqual(items.map((item) => item.id), [older.id, newer.id, blocked.id, answered.id, closed.id]);
+  assert.deepEqual(items.map((item) => item.status), ['open', 'open', 'open', 'answered', 'closed']);
+  assert.deepEqual(items.map((item) => item.waiting_for_reply), [true, true, false, false, false]);
   assert.equal(items[0]?.agent_name, 'first-agent');
   assert.equal(items[0]?.agent_name_verified, false);
-  assert.equal(items[2]?.message_count, 2);
+  assert.equal(items[3]?.message_count, 2);
 });
 
 test('show prints the whole history with authors and times, or JSON', async (t) => {
@@ -182,42 +210,32 @@ test('export writes JSON Lines with every message and never the credential or it
 test('watch prints each new client message as it arrives and ends cleanly on Ctrl-C', async (t) => {
   const service = await startTestService(t);
   const existing = await openConversation(service.url, { message: 'from before watch started' });
-  const child = spawn(process.execPath, ['src/owner.ts', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: service.dbPath } });
-  t.after(() => child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const waitFor = (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`);
-  await waitFor(/Watching for new client messages/);
+  const watch = startWatch(t, service.dbPath);
+  await watch.waitFor(/Watching for new client messages/);
   await request(service.url, 'POST', `/api/v1/conversations/${existing.id}/messages`, {
     token: existing.token, key: newKey(), json: { message: 'a follow-up\nin two lines' },
   });
   await openConversation(service.url, { message: 'a brand new conversation', metadata: { agent_name: 'newcomer' } });
-  await waitFor(/a brand new conversation/);
-  await waitFor(/a follow-up\n {4}in two lines/);
-  assert.match(output, new RegExp(`${existing.id}  #2`));
-  assert.match(output, /newcomer \(unverified\)/);
-  assert.ok(!output.includes('from before watch started'));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.kill('SIGINT');
-  assert.equal(await exit, 0);
-  assert.match(output, /Stopped watching\.\n$/);
+  await watch.waitFor(/a brand new conversation/);
+  await watch.waitFor(/a follow-up\n {4}in two lines/);
+  assert.match(watch.output(), new RegExp(`${existing.id}  #2`));
+  assert.match(watch.output(), /newcomer \(unverified\)/);
+  assert.ok(!watch.output().includes('from before watch started'));
+  await watch.interrupt();
+  assert.match(watch.output(), /Stopped watching\.\n$/);
 });
 
 test('watch prints a message stamped in the same millisecond as one it already printed', async (t) => {
   const clock = fakeClock('2030-01-01T00:00:00.000Z'); // frozen: every message gets the same created_at
   const service = await startTestService(t, { now: clock.now });
-  const child = spawn(process.execPath, ['src/owner.ts', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: service.dbPath } });
-  t.after(() => child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const waitFor = (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`);
-  await waitFor(/Watching/);
+  const watch = startWatch(t, service.dbPath);
+  await watch.waitFor(/Watching/);
   const { id, token } = await openConversation(service.url, { message: 'first in this millisecond' });
-  await waitFor(/first in this millisecond/);
+  await watch.waitFor(/first in this millisecond/);
   await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'second in the same millisecond' } });
-  await waitFor(/second in the same millisecond/);
-  assert.equal(output.split('first in this millisecond').length, 2, 'printed once');
-  child.kill('SIGINT');
+  await watch.waitFor(/second in the same millisecond/);
+  assert.equal(watch.output().split('first in this millisecond').length, 2, 'printed once');
+  await watch.interrupt();
 });
 
 test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {
@@ -339,7 +357,7 @@ test('--help explains the script and each command', async (t) => {
   }
   const replyHelp = await owner(service, ['reply', '--help']);
   assert.equal(replyHelp.code, 0);
-  assert.match(replyHelp.stdout, /^Usage: npm run owner -- reply <id>/);
+  assert.match(replyHelp.stdout, /^Usage: npm run -s owner -- reply <id>/);
 });
 
 test('NOTIFY_COMMAND runs the documented example after each new client message', async (t) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
@@ -75,6 +75,28 @@ test('a malformed listings file stops start-up naming the listing and the field'
   const truncated = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(dir, 'y.db'), LISTINGS_PATH: listings } });
   assert.equal(truncated.code, 1);
   assert.match(truncated.stderr, /listings\.json is not valid JSON/);
+});
+
+test('a Node without node:sqlite is refused with one line, before anything is created', async (t) => {
+  const dbPath = path.join(tempDir(t), 'never.db');
+  // A resolve hook stands in for an older Node: node:sqlite cannot be found.
+  const hook = "import { registerHooks } from 'node:module'; registerHooks({ resolve(specifier, context, next) { if (specifier === 'node:sqlite') throw new Error('no such module'); return next(specifier, context); } });";
+  const result = await runNode(['--import', `data:text/javascript,${encodeURIComponent(hook)}`, MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
+  assert.equal(result.code, 1);
+  assert.equal(result.stderr.trim(), `Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`);
+  assert.equal(existsSync(dbPath), false);
+});
+
+test('a port already in use stops start-up with one line and leaves no new database file', async (t) => {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.after(() => holder.close());
+  const dbPath = path.join(tempDir(t), 'untouched.db');
+  const port = String((holder.address() as net.AddressInfo).port);
+  const result = await runNode([MAIN], { env: { PORT: port, DB_PATH: dbPath } });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr.trim(), /^Cannot start: the port is already in use \(.*\); set PORT to a free one$/);
+  assert.equal(existsSync(dbPath), false);
 });
 
 test('a database from a newer release is refused at start', async (t) => {

@@ -7,7 +7,7 @@ import { purgeExpired } from '../conversations.ts';
 import { readListingsFile } from '../listings.ts';
 import type { Store } from '../store.ts';
 import { utcDay } from '../time.ts';
-import { dailyLimitOf, OwnerError, type Command } from './shared.ts';
+import { dailyLimitOf, ownerFile, OwnerError, type Command } from './shared.ts';
 
 export const maintenanceCommands: Record<string, Command> = {
   listings: {
@@ -46,7 +46,7 @@ function listings(store: Store, [action, argument, ...extra]: string[]): void {
     return void console.log(`Removed ${argument}.`);
   }
   if (action === 'import' && argument !== undefined) {
-    const incoming = readListingsFile(argument);
+    const incoming = readListingsFile(ownerFile(argument));
     const existing = new Set(store.listingTexts().map((text) => (JSON.parse(text) as { slug: string }).slug));
     store.upsertListings(incoming);
     const added = incoming.filter((listing) => !existing.has(listing.slug as string)).length;
@@ -67,7 +67,7 @@ function stats(store: Store, config: Config, json: boolean): void {
     day: today,
     messages_today: store.dailyCount(today),
     daily_maximum: limit,
-    daily_maximum_source: recorded ? 'recorded by the server at its start' : 'DAILY_MESSAGE_LIMIT here: the server has not recorded one yet',
+    daily_maximum_source: recorded ? 'recorded by the server when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet',
     conversations: byStatus,
     blocked,
     messages: store.messageCount(),
@@ -75,14 +75,15 @@ function stats(store: Store, config: Config, json: boolean): void {
   };
   if (json) return void console.log(JSON.stringify(result, null, 2));
   const maximum = limit === 0 ? 'no maximum' : `of ${limit}`;
-  console.log(`Today (${today} UTC): ${result.messages_today} messages ${maximum} (the daily maximum ${recorded ? 'the server recorded at its start' : 'of DAILY_MESSAGE_LIMIT here; the server has not recorded one yet'})`);
+  console.log(`Today (${today} UTC): ${result.messages_today} messages ${maximum} (${recorded ? 'the maximum the server recorded when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet'})`);
   console.log(`Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`);
   console.log(`Messages stored: ${result.messages}`);
   console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
 }
 
-async function backupTo(store: Store, config: Config, file: string | undefined): Promise<void> {
-  if (!file) throw new OwnerError('give the file to write the backup to');
+async function backupTo(store: Store, config: Config, name: string | undefined): Promise<void> {
+  if (!name) throw new OwnerError('give the file to write the backup to');
+  const file = ownerFile(name);
   if (existsSync(file)) throw new OwnerError(`${file} already exists; choose a new file name`);
   // Written beside the target and renamed only once complete and checked: never half a backup.
   const partial = `${file}.partial-${process.pid}`;

@@ -1,12 +1,18 @@
 // What the owner's commands share: their shape, finding a conversation by an id prefix, and
 // how times and names are printed.
 
+import path from 'node:path';
 import type { Config } from '../config.ts';
 import { refuse } from '../refusals.ts';
 import type { Conversation, Store } from '../store.ts';
 
-/** How the owner runs the script, as every usage line and the README show it. */
-export const RUN_OWNER = 'npm run owner --';
+/** How the owner runs the script, as every usage line and the README show it: -s keeps npm's own lines off its output. */
+export const RUN_OWNER = 'npm run -s owner --';
+
+/** A file the owner names, from where the command was typed: npm runs the script from the project folder. */
+export function ownerFile(name: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), name);
+}
 
 /** A problem with the owner's input: printed as one line on stderr, exit 1. */
 export class OwnerError extends Error {}
