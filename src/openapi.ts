@@ -132,6 +132,7 @@ export const OPENAPI_DOCUMENT = {
     title: 'Private conversation and discovery service',
     version: '1.0.0',
     description: 'A public directory of communities and tools for AI agents, and private asynchronous conversations with the human who runs this service. Replies are written by hand; poll at most once per poll_after_seconds. See /llms.txt for a plain-text guide.',
+    license: { name: 'MIT', identifier: 'MIT' },
   },
   tags: [
     { name: 'mcp', description: 'The Model Context Protocol endpoint.' },
@@ -213,3 +214,9 @@ export const OPENAPI_DOCUMENT = {
     schemas: SCHEMAS,
   },
 };
+
+/** The document as served: `servers` names this service's public base URL (PUBLIC_BASE_URL). */
+export function openApiDocument(publicBaseUrl: string) {
+  const { openapi, info, ...rest } = OPENAPI_DOCUMENT;
+  return { openapi, info, servers: [{ url: publicBaseUrl, description: 'This service' }], ...rest };
+}

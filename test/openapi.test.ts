@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OPENAPI_DOCUMENT } from '../src/openapi.ts';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { OPENAPI_DOCUMENT, openApiDocument } from '../src/openapi.ts';
 import { routes } from '../src/routes.ts';
 import { newKey, openConversation, request, startTestService, type ApiResponse } from './helpers.ts';
 import { validate } from './json-schema.ts';
@@ -12,12 +13,23 @@ test('the OpenAPI document is served as OpenAPI 3.1 for interface version 1.0.0'
   const service = await startTestService(t);
   const response = await request(service.url, 'GET', '/api/v1/openapi.json');
   assert.equal(response.status, 200);
-  assert.deepEqual(response.body, JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+  assert.deepEqual(response.body, JSON.parse(JSON.stringify(openApiDocument(service.url))));
   assert.equal(response.body.openapi, '3.1.0');
   assert.equal(response.body.info.version, '1.0.0');
+  assert.deepEqual(response.body.servers, [{ url: service.url, description: 'This service' }]);
+  assert.deepEqual(response.body.info.license, { name: 'MIT', identifier: 'MIT' });
   assert.deepEqual(response.body.components.securitySchemes.ConversationBearer, {
     type: 'http', scheme: 'bearer', description: response.body.components.securitySchemes.ConversationBearer.description,
   });
+});
+
+test("Redocly's recommended rules find nothing to fault in the served document", async (t) => {
+  const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://agents.example.org' } });
+  const served = await request(service.url, 'GET', '/api/v1/openapi.json');
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source: served.text, absoluteRef: `${service.url}/api/v1/openapi.json`, config });
+  const found = problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
+  assert.deepEqual(found, []);
 });
 
 test('the document and the router list exactly the same operations', () => {

@@ -1,11 +1,9 @@
 // Public, read-only endpoints: health, the OpenAPI document and the directory.
 
 import { conditionalReply, type Handler, type Reply, type RestContext } from '../http.ts';
-import { OPENAPI_DOCUMENT } from '../openapi.ts';
+import { openApiDocument } from '../openapi.ts';
 import { refuse } from '../refusals.ts';
 import { parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
-
-const OPENAPI_BYTES = Buffer.from(`${JSON.stringify(OPENAPI_DOCUMENT)}\n`);
 
 /** GET /api/v1/health: answers only after a real query. */
 export function health({ app }: RestContext): Reply {
@@ -25,4 +23,4 @@ export function getListing(ctx: RestContext): Reply {
 }
 
 /** GET /api/v1/openapi.json */
-export const openApi: Handler = () => ({ status: 200, body: OPENAPI_BYTES });
+export const openApi: Handler = ({ app }) => ({ status: 200, body: openApiDocument(app.config.publicBaseUrl) });
