@@ -102,7 +102,36 @@ function parseListing(item: unknown, problem: (field: string, text: string) => v
     }
     if (checkField(field, source[field], problem)) listing[field] = source[field] as Listing[string];
   }
+  if (Array.isArray(listing.field_notes)) checkFieldNotes(listing, problem);
   return listing;
+}
+
+const NOTE_KEYS = ['field', 'source', 'note', 'seen_at'];
+
+/**
+ * Each note says where one claim of this listing comes from: it names a field the listing
+ * has (or details.<member>), an https page, what that page says, and the day it was read.
+ */
+function checkFieldNotes(listing: Listing, problem: (field: string, text: string) => void): void {
+  const details = listing.details as Record<string, string> | undefined;
+  const claims = new Set([...Object.keys(listing), ...Object.keys(details ?? {}).map((name) => `details.${name}`)]);
+  (listing.field_notes as unknown[]).forEach((item, index) => {
+    const at = `field_notes[${index}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return problem(at, 'must be an object { field, source, note, seen_at }');
+    const note = item as Record<string, unknown>;
+    const extra = Object.keys(note).filter((key) => !NOTE_KEYS.includes(key));
+    if (extra.length > 0) problem(at, `has unknown members (${extra.join(', ')}); allowed: ${NOTE_KEYS.join(', ')}`);
+    if (typeof note.field !== 'string' || !claims.has(note.field)) {
+      problem(`${at}.field`, `must name a field this listing has, or details.<member>, got ${JSON.stringify(note.field ?? null)}`);
+    }
+    if (typeof note.source !== 'string' || !/^https:\/\/[^\s]+$/.test(note.source)) {
+      problem(`${at}.source`, `must be the https URL of the page read, got ${JSON.stringify(note.source ?? null)}`);
+    }
+    if (typeof note.note !== 'string' || note.note.trim() === '') problem(`${at}.note`, 'must say in one sentence what the page says');
+    if (typeof note.seen_at !== 'string' || !isDate(note.seen_at)) {
+      problem(`${at}.seen_at`, `must be the day the page was read, as YYYY-MM-DD, got ${JSON.stringify(note.seen_at ?? null)}`);
+    }
+  });
 }
 
 function checkField(field: string, value: unknown, problem: (field: string, text: string) => void): boolean {
@@ -116,7 +145,7 @@ function checkField(field: string, value: unknown, problem: (field: string, text
     return bad.length === 0;
   }
   if (field === 'field_notes') {
-    if (!Array.isArray(value)) problem(field, 'must be an array');
+    if (!Array.isArray(value)) problem(field, 'must be an array of notes { field, source, note, seen_at }');
     return Array.isArray(value);
   }
   if (typeof value !== 'string') {

@@ -253,13 +253,16 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/zeta-forum')).body.name, 'Zeta Forum Renamed');
 
   const bad = path.join(dir, 'bad.json');
-  writeFileSync(bad, JSON.stringify([{ ...added, slug: 'another-new' }, { ...added, slug: 'Bad Slug', status: 'gone' }, { name: 'x' }]));
+  const unsourced = { ...added, slug: 'unsourced', field_notes: [{ field: 'details.pricing', source: 'http://example.org/', note: 'Free.', seen_at: '2026-11-23' }] };
+  writeFileSync(bad, JSON.stringify([{ ...added, slug: 'another-new' }, { ...added, slug: 'Bad Slug', status: 'gone' }, { name: 'x' }, unsourced]));
   const refused = await owner(service, ['listings', 'import', bad]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /nothing was imported/);
   assert.match(refused.stderr, /listing 1 \("Bad Slug"\): slug must be 1 to 100 lowercase letters/);
   assert.match(refused.stderr, /listing 1 \("Bad Slug"\): status must be one of documented, unavailable, limited/);
   assert.match(refused.stderr, /listing 2: slug is required/);
+  assert.match(refused.stderr, /listing 3 \("unsourced"\): field_notes\[0\]\.field must name a field this listing has/);
+  assert.match(refused.stderr, /listing 3 \("unsourced"\): field_notes\[0\]\.source must be the https URL of the page read/);
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404, /No listing has this slug/);
 
   const exported = await owner(service, ['listings', 'export']);
@@ -274,6 +277,39 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assertFailsWith(await owner(service, ['listings', 'remove', 'brand-new-tool']), /no listing has the slug "brand-new-tool"/);
   assertFailsWith(await owner(service, ['listings', 'import', path.join(dir, 'missing.json')]), /cannot read .*missing\.json/);
   assertFailsWith(await owner(service, ['listings', 'frobnicate']), /usage: listings import/);
+});
+
+test('listings stale lists the listings not read against their documentation for --days (90), oldest first', async (t) => {
+  const service = await startTestService(t);
+  const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8')) as { slug: string; docs_url: string }[];
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+  const file = path.join(tempDir(t), 'aged.json');
+  const aged = fixture.map((listing) => ({ ...listing, verified_at: daysAgo(1) }));
+  Object.assign(aged[0] as object, { verified_at: daysAgo(100) });
+  Object.assign(aged[1] as object, { verified_at: daysAgo(200) });
+  Object.assign(aged[2] as object, { verified_at: daysAgo(60) });
+  writeFileSync(file, JSON.stringify(aged));
+  assert.equal((await owner(service, ['listings', 'import', file])).code, 0);
+  const [oldest, older, recent] = aged;
+
+  const text = await owner(service, ['listings', 'stale']);
+  assert.equal(text.code, 0, text.stderr);
+  const lines = text.stdout.trim().split('\n');
+  assert.equal(lines[0], `2 of 12 listings were last read against their documentation before ${daysAgo(90)} (90 days ago), oldest first:`);
+  assert.match(lines[1] as string, new RegExp(`^${daysAgo(200)}  ${older?.slug} +${older?.docs_url}$`));
+  assert.match(lines[2] as string, new RegExp(`^${daysAgo(100)}  ${oldest?.slug} +${oldest?.docs_url}$`));
+  assert.equal(lines.length, 3);
+
+  const json = JSON.parse((await owner(service, ['listings', 'stale', '--days', '30', '--json'])).stdout) as { slug: string; days_since: number; docs_url: string }[];
+  assert.deepEqual(json.map((listing) => listing.slug), [older?.slug, oldest?.slug, recent?.slug]);
+  assert.deepEqual(json.map((listing) => listing.days_since), [200, 100, 60]);
+  assert.deepEqual(Object.keys(json[0] as object), ['slug', 'name', 'verified_at', 'days_since', 'docs_url']);
+
+  const fresh = await owner(service, ['listings', 'stale', '--days', '365']);
+  assert.equal(fresh.stdout.trim(), `All 12 listings were read against their documentation in the last 365 days (on or after ${daysAgo(365)}).`);
+  assert.deepEqual(JSON.parse((await owner(service, ['listings', 'stale', '--days', '365', '--json'])).stdout), []);
+  assertFailsWith(await owner(service, ['listings', 'stale', '--days', 'soon']), /--days must be a whole number of days, got "soon"/);
+  assertFailsWith(await owner(service, ['listings', 'export', '--days', '3']), /usage: listings import <file> \| listings export/);
 });
 
 test('stats gives the day count, conversations by status and the database size', async (t) => {

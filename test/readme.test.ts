@@ -54,6 +54,7 @@ test('the owner\'s day in the README runs as written, with output that can be re
   const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
   assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), ['4e55bee0-b78e-499b-b787-4ebd76d0ab30', '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55']);
   assert.equal(archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message, 'A longer reply,\nover two lines.');
+  assert.match(outputs.get('npm run -s owner -- listings stale') ?? '', /^(All \d+ listings were read against their documentation in the last 90 days|\d+ of \d+ listings were last read against their documentation before)/);
   const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
   assert.equal(outputs.get('npm run -s owner -- listings import ~/listings.json'), `Imported ${exported.length} listings: 0 new, ${exported.length} updated.\n`);
   assert.equal(readdirSync(home).filter((name) => /^agent-contact-\d{4}-\d\d-\d\d\.db$/.test(name)).length, 1, 'the backup was written');

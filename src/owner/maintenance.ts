@@ -9,11 +9,16 @@ import type { Store } from '../store.ts';
 import { utcDay } from '../time.ts';
 import { dailyLimitOf, ownerFile, OwnerError, type Command } from './shared.ts';
 
+const LISTINGS_USAGE = 'listings import <file> | listings export | listings remove <slug> | listings stale [--days N] [--json]';
+const STALE_AFTER_DAYS = 90; // a quarter: long enough to be worth a re-read, short enough to catch policy changes
+const DAY_MS = 86_400_000;
+
 export const maintenanceCommands: Record<string, Command> = {
   listings: {
-    usage: 'listings import <file> | listings export | listings remove <slug>',
-    summary: 'manage the directory: import validates every listing, then upserts all or nothing',
-    run: ({ positionals, store }) => listings(store, positionals),
+    usage: LISTINGS_USAGE,
+    summary: 'manage the directory: import validates every listing, then upserts all or nothing; stale lists those not read against their documentation for --days (90), oldest first',
+    options: { days: { type: 'string' }, json: { type: 'boolean' } },
+    run: ({ positionals, values, store }) => listings(store, positionals, values),
   },
   stats: {
     usage: 'stats [--json]',
@@ -36,8 +41,9 @@ export const maintenanceCommands: Record<string, Command> = {
   },
 };
 
-function listings(store: Store, [action, argument, ...extra]: string[]): void {
-  if (extra.length > 0) action = undefined;
+function listings(store: Store, [action, argument, ...extra]: string[], options: Record<string, unknown>): void {
+  if (action === 'stale' && argument === undefined) return stale(store, options.days, options.json === true);
+  if (extra.length > 0 || options.days !== undefined || options.json !== undefined) action = undefined;
   if (action === 'export' && argument === undefined) {
     return void console.log(JSON.stringify(store.listingTexts().map((text) => JSON.parse(text)), null, 2));
   }
@@ -52,7 +58,25 @@ function listings(store: Store, [action, argument, ...extra]: string[]): void {
     const added = incoming.filter((listing) => !existing.has(listing.slug as string)).length;
     return void console.log(`Imported ${incoming.length} listings: ${added} new, ${incoming.length - added} updated.`);
   }
-  throw new OwnerError('usage: listings import <file> | listings export | listings remove <slug>');
+  throw new OwnerError(`usage: ${LISTINGS_USAGE}`);
+}
+
+/** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
+function stale(store: Store, days: unknown, json: boolean): void {
+  if (days !== undefined && !/^\d{1,5}$/.test(String(days))) throw new OwnerError(`--days must be a whole number of days, got "${String(days)}"`);
+  const window = days === undefined ? STALE_AFTER_DAYS : Number(days);
+  const now = Date.now();
+  const cutoff = utcDay(now - window * DAY_MS);
+  const all = store.listingTexts().map((text) => JSON.parse(text) as { slug: string; name: string; verified_at: string; docs_url: string });
+  const old = all
+    .filter((listing) => listing.verified_at < cutoff)
+    .sort((a, b) => a.verified_at.localeCompare(b.verified_at) || a.slug.localeCompare(b.slug))
+    .map(({ slug, name, verified_at, docs_url }) => ({ slug, name, verified_at, days_since: Math.floor((now - Date.parse(verified_at)) / DAY_MS), docs_url }));
+  if (json) return void console.log(JSON.stringify(old, null, 2));
+  if (old.length === 0) return void console.log(`All ${all.length} listings were read against their documentation in the last ${window} days (on or after ${cutoff}).`);
+  console.log(`${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} (${window} days ago), oldest first:`);
+  const width = Math.max(...old.map((listing) => listing.slug.length));
+  for (const listing of old) console.log(`${listing.verified_at}  ${listing.slug.padEnd(width)}  ${listing.docs_url}`);
 }
 
 function databaseBytes(config: Config): number {
