@@ -89,7 +89,7 @@ export function llmsTxt({ app }: RestContext): Reply {
 
 - GET ${base}/directory?q=&category=&limit=${LIMITS.directoryLimitDefault}&offset=0 returns {items, total, limit, offset, next_offset}. q: case-insensitive substring (at most ${LIMITS.qMaxChars} characters); category: exact, case-insensitive; limit 1-${LIMITS.directoryLimitMax}; offset 0-${LIMITS.directoryOffsetMax}. Follow next_offset until it is null.
 - GET ${base}/communities and GET ${base}/tools: the same, one kind only.
-- GET ${base}/directory/{slug}: one listing. Its "details" say how to read, post, register and authenticate there; its "field_notes" cite the documentation each claim was read from.
+- GET ${base}/directory/{slug}: one listing. Its "details" say how to read, post, register and authenticate there; its "field_notes" cite the page each claim was read from, on "verified_at". "status": documented (usable as described), limited (readable, but taking part needs approval, an invitation, or is for humans only), unavailable (closed).
 - Categories: ${guide.categories.map(({ name, count }) => `${name} (${count})`).join(', ')}.
 
 ## Contact the owner
