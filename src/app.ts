@@ -43,11 +43,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const dailyLimit = config.dailyMessageLimit;
 
   return {
-    config,
-    store,
-    now,
-    log,
-    limits,
+    config, store, now, log, limits,
     directory: new Directory(store),
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */

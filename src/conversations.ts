@@ -5,7 +5,7 @@
 
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { refuse, type Refusal } from './refusals.ts';
-import type { Author, Conversation, ConversationStatus, Message, Store } from './store.ts';
+import type { Author, Conversation, Message, Store } from './store.ts';
 import { isoDaysLater, isoTime, secondsUntilNextUtcDay, utcDay } from './time.ts';
 import { LIMITS, conversationId } from './validate.ts';
 
@@ -20,11 +20,7 @@ export const PRIVACY_STATEMENT =
 const CREDENTIAL = /^[0-9a-f]{64}$/;
 
 /** A client's validated opening. */
-export interface Opening {
-  readonly message: string;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly key: string;
-}
+export interface Opening { readonly message: string; readonly metadata: Readonly<Record<string, string>>; readonly key: string }
 
 /** When a write happens and under which limits. */
 export interface WriteContext {
@@ -36,9 +32,7 @@ export interface WriteContext {
 }
 
 /** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
-function digestOf(token: string): string {
-  return hash('sha256', token);
-}
+const digestOf = (token: string): string => hash('sha256', token);
 
 /** Counts one message toward the day, or refuses when the shared maximum is reached. */
 function countTowardDailyMaximum(store: Store, when: WriteContext, forOwner = false): void {
@@ -163,32 +157,16 @@ function links(baseUrl: string, id: string) {
 /** The creation result, with the one-time credential. */
 export function creationResult(opened: { conversation: Conversation; token: string }, baseUrl: string, pollAfterSeconds: number) {
   const { conversation, token } = opened;
-  return {
-    id: conversation.id,
-    access_token: token,
-    token_type: 'Bearer',
-    expires_at: conversation.expires_at,
-    ...links(baseUrl, conversation.id),
-    privacy: PRIVACY_STATEMENT,
-    poll_after_seconds: pollAfterSeconds,
-  };
+  const { id, expires_at } = conversation;
+  return { id, access_token: token, token_type: 'Bearer', expires_at, ...links(baseUrl, id), privacy: PRIVACY_STATEMENT, poll_after_seconds: pollAfterSeconds };
 }
 
 /** The Conversation record. */
 export function conversationRecord(conversation: Conversation, baseUrl: string, pollAfterSeconds: number) {
-  return {
-    id: conversation.id,
-    status: conversation.status,
-    created_at: conversation.created_at,
-    expires_at: conversation.expires_at,
-    last_seq: conversation.last_seq,
-    latest_owner_seq: conversation.latest_owner_seq,
-    message_count: conversation.last_seq, // seq rises by one with every message, whoever wrote it
-    metadata: JSON.parse(conversation.metadata) as Record<string, string>,
-    metadata_verified: false,
-    ...links(baseUrl, conversation.id),
-    poll_after_seconds: pollAfterSeconds,
-  };
+  const { id, status, created_at, expires_at, last_seq, latest_owner_seq } = conversation;
+  const metadata = JSON.parse(conversation.metadata) as Record<string, string>;
+  // message_count: seq rises by one with every message, whoever wrote it
+  return { id, status, created_at, expires_at, last_seq, latest_owner_seq, message_count: last_seq, metadata, metadata_verified: false, ...links(baseUrl, id), poll_after_seconds: pollAfterSeconds };
 }
 
 /** A page of the history: messages after `after`, in sequence order. */
@@ -201,13 +179,6 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 /** The reply signal; a poll sooner than the interval gets the refusal its guard judged. */
 export function checkUpdates(conversation: Conversation, after: number, pollAfterSeconds: number, tooSoon: Refusal | null) {
   if (tooSoon) throw tooSoon;
-  const status: ConversationStatus = conversation.status;
-  return {
-    id: conversation.id,
-    status,
-    last_seq: conversation.last_seq,
-    latest_owner_seq: conversation.latest_owner_seq,
-    new_reply: conversation.latest_owner_seq > after,
-    poll_after_seconds: pollAfterSeconds,
-  };
+  const { id, status, last_seq, latest_owner_seq } = conversation;
+  return { id, status, last_seq, latest_owner_seq, new_reply: latest_owner_seq > after, poll_after_seconds: pollAfterSeconds };
 }

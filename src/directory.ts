@@ -13,10 +13,7 @@ import type { Store } from './store.ts';
 import type { DirectoryQuery, Kind } from './validate.ts';
 
 /** Bytes ready to send, with the ETag that names them. */
-export interface Answer {
-  readonly bytes: Buffer;
-  readonly etag: string;
-}
+export interface Answer { readonly bytes: Buffer; readonly etag: string }
 
 interface Entry {
   readonly listing: Listing;
@@ -56,10 +53,8 @@ export class Directory {
     const matches = this.#matching(query);
     const page = matches.slice(query.offset, query.offset + query.limit);
     const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
-    const bytes = Buffer.from(
-      `{"items":[${page.map((entry) => entry.json).join(',')}],"total":${matches.length},` +
-        `"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`,
-    );
+    const items = page.map((entry) => entry.json).join(',');
+    const bytes = Buffer.from(`{"items":[${items}],"total":${matches.length},"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`);
     const answer = { bytes, etag: etagOf(bytes) };
     if (this.#answers.size >= MAX_CACHED_ANSWERS) this.#answers = new Map();
     this.#answers.set(key, answer);
@@ -108,12 +103,8 @@ export class Directory {
   #matching(query: Omit<DirectoryQuery, 'limit' | 'offset'>): Entry[] {
     const needle = query.q.toLowerCase();
     const category = query.category.toLowerCase();
-    return this.#entries.filter(
-      (entry) =>
-        (query.kind === null || entry.listing.kind === query.kind) &&
-        (category === '' || entry.category === category) &&
-        (needle === '' || entry.searchable.some((text) => text.includes(needle))),
-    );
+    return this.#entries.filter((entry) => (query.kind === null || entry.listing.kind === query.kind) &&
+      (category === '' || entry.category === category) && (needle === '' || entry.searchable.some((text) => text.includes(needle))));
   }
 }
 
@@ -121,19 +112,11 @@ function toEntry(json: string): Entry {
   const listing = JSON.parse(json) as Listing;
   const text = (field: string) => String(listing[field] ?? '').toLowerCase();
   const bytes = Buffer.from(`${json}\n`);
-  return {
-    listing,
-    name: text('name'),
-    category: text('category'),
-    searchable: ['name', 'slug', 'description', 'category', 'tags'].map(text),
-    json,
-    answer: { bytes, etag: etagOf(bytes) },
-  };
+  const searchable = ['name', 'slug', 'description', 'category', 'tags'].map(text);
+  return { listing, name: text('name'), category: text('category'), searchable, json, answer: { bytes, etag: etagOf(bytes) } };
 }
 
 function byNameThenSlug(a: Entry, b: Entry): number {
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  const slugA = a.listing.slug as string;
-  const slugB = b.listing.slug as string;
-  return slugA < slugB ? -1 : slugA > slugB ? 1 : 0;
+  return (a.listing.slug as string) < (b.listing.slug as string) ? -1 : 1; // slugs are unique
 }

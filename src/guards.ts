@@ -11,10 +11,7 @@ import { refuse, type Refusal } from './refusals.ts';
 import type { Conversation } from './store.ts';
 import { parseQuery, type Query } from './validate.ts';
 
-interface Caller {
-  readonly app: App;
-  readonly clientAddress: string;
-}
+interface Caller { readonly app: App; readonly clientAddress: string }
 
 // A credential must never travel in a URL: a parameter of that name, or any value that
 // looks like one (64 hex characters, alone or after "Bearer").

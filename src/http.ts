@@ -173,11 +173,7 @@ function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
 function answerUnparsed(err: NodeJS.ErrnoException, socket: Socket): void {
   const responseStarted = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || responseStarted) return void socket.destroy();
-  const refusal: Refusal =
-    err.code === 'HPE_HEADER_OVERFLOW' ? refuse('headersTooLarge')
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refuse('requestTimeout')
-    : refuse('malformedHttp');
-  answerRaw(socket, refusal);
+  answerRaw(socket, err.code === 'HPE_HEADER_OVERFLOW' ? refuse('headersTooLarge') : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refuse('requestTimeout') : refuse('malformedHttp'));
 }
 
 /** Writes a refusal straight to a socket that has no response object, and closes it. */

@@ -27,9 +27,7 @@ export function createRequestLimiter(capacity: number) {
         if (bucket.tokens + (now - bucket.updatedAt) * refillPerMs >= capacity) buckets.delete(key);
       }
     },
-    get size() {
-      return buckets.size;
-    },
+    get size() { return buckets.size; },
   };
 }
 
@@ -47,8 +45,7 @@ export function createHourlyLimiter(perHour: number) {
     wait(key: string, now: number): number {
       if (perHour === 0) return 0;
       const list = recent(key, now);
-      if (list.length < perHour) return 0;
-      return ((list[0] as number) + HOUR_MS - now) / 1000;
+      return list.length < perHour ? 0 : ((list[0] as number) + HOUR_MS - now) / 1000;
     },
     record(key: string, now: number): void {
       if (perHour === 0) return;

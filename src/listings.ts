@@ -57,17 +57,12 @@ export function parseListings(input: unknown): Listing[] {
 
 /** Reads and validates a listings file; throws ListingsError naming the file on any problem. */
 export function readListingsFile(file: string): Listing[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ListingsError([`cannot read ${file}: ${(err as Error).message}`]);
-  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ListingsError([`${file} is not valid JSON: ${(err as Error).message}`]);
+    const problem = err instanceof SyntaxError ? `${file} is not valid JSON` : `cannot read ${file}`;
+    throw new ListingsError([`${problem}: ${(err as Error).message}`]);
   }
   try {
     return parseListings(parsed);
@@ -87,20 +82,12 @@ function parseListing(item: unknown, problem: (field: string, text: string) => v
     if (!KNOWN_FIELDS.has(field)) problem(field, 'is not a Listing field (check the spelling against the spec)');
   }
   const listing: Listing = {};
-  for (const field of REQUIRED_FIELDS) {
-    if (!(field in source) || source[field] === null) {
-      problem(field, 'is required');
-      continue;
-    }
-    if (checkField(field, source[field], problem)) listing[field] = source[field] as Listing[string];
-  }
-  for (const field of OPTIONAL_FIELDS) {
-    if (!(field in source)) continue;
-    if (source[field] === null) {
-      problem(field, 'must be left out rather than null');
-      continue;
-    }
-    if (checkField(field, source[field], problem)) listing[field] = source[field] as Listing[string];
+  for (const field of [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]) {
+    const required = (REQUIRED_FIELDS as readonly string[]).includes(field);
+    if (!(field in source) && !required) continue;
+    const failure = !(field in source) || source[field] === null ? (required ? 'is required' : 'must be left out rather than null') : fieldProblem(field, source[field]);
+    if (failure) problem(field, failure);
+    else listing[field] = source[field] as Listing[string];
   }
   if (Array.isArray(listing.field_notes)) checkFieldNotes(listing, problem);
   return listing;
@@ -134,38 +121,19 @@ function checkFieldNotes(listing: Listing, problem: (field: string, text: string
   });
 }
 
-function checkField(field: string, value: unknown, problem: (field: string, text: string) => void): boolean {
+/** What is wrong with one field's value, or null. */
+function fieldProblem(field: string, value: unknown): string | null {
   if (field === 'details') {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      problem(field, `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`);
-      return false;
-    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`;
     const bad = Object.entries(value).filter(([, v]) => typeof v !== 'string').map(([k]) => k);
-    if (bad.length > 0) problem(field, `members must be strings (not: ${bad.join(', ')})`);
-    return bad.length === 0;
+    return bad.length > 0 ? `members must be strings (not: ${bad.join(', ')})` : null;
   }
-  if (field === 'field_notes') {
-    if (!Array.isArray(value)) problem(field, 'must be an array of notes { field, source, note, seen_at }');
-    return Array.isArray(value);
-  }
-  if (typeof value !== 'string') {
-    problem(field, 'must be a string');
-    return false;
-  }
-  const failure = stringProblem(field, value);
-  if (failure) problem(field, failure);
-  return failure === null;
-}
-
-function stringProblem(field: string, value: string): string | null {
-  if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value)) {
-    return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
-  }
+  if (field === 'field_notes') return Array.isArray(value) ? null : 'must be an array of notes { field, source, note, seen_at }';
+  if (typeof value !== 'string') return 'must be a string';
+  if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value)) return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
   if (field === 'kind' && !KINDS.includes(value)) return `must be one of ${KINDS.join(', ')}, got "${value}"`;
   if (field === 'status' && !STATUSES.includes(value)) return `must be one of ${STATUSES.join(', ')}, got "${value}"`;
-  if ((field === 'name' || field === 'category' || field === 'description') && value.trim() === '') {
-    return 'must not be empty';
-  }
+  if ((field === 'name' || field === 'category' || field === 'description') && value.trim() === '') return 'must not be empty';
   if (URL_FIELDS.has(field) && !/^https?:\/\/[^\s]+$/.test(value)) return `must be an http(s) URL, got "${value}"`;
   if (DATE_FIELDS.has(field) && !isDate(value)) return `must be a date as YYYY-MM-DD, got "${value}"`;
   if (field === 'checked_at' && value !== '' && !isDate(value)) return `must be a date as YYYY-MM-DD or empty, got "${value}"`;

@@ -10,12 +10,7 @@ import { spawn } from 'node:child_process';
 import type { Log } from './accesslog.ts';
 import { isoTime } from './time.ts';
 
-export interface NewClientMessage {
-  readonly conversationId: string;
-  readonly seq: number;
-  readonly agentName: string;
-  readonly message: string;
-}
+export interface NewClientMessage { readonly conversationId: string; readonly seq: number; readonly agentName: string; readonly message: string }
 
 // A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
 const NOTIFY_TIMEOUT_MS = 30_000;
@@ -24,11 +19,7 @@ const NOTIFY_TIMEOUT_MS = 30_000;
 const MAX_WAITING_NOTIFICATIONS = 1000;
 
 /** The limits; tests lower them to see each one act without waiting 30 s or queueing a thousand messages. */
-interface NotifierLimits {
-  readonly maxWaiting: number;
-  readonly timeoutMs: number;
-}
-const NOTIFIER_LIMITS: NotifierLimits = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
+const NOTIFIER_LIMITS = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
 
 export function createNotifier(command: readonly string[] | null, log: Log, { maxWaiting, timeoutMs } = NOTIFIER_LIMITS) {
   const waiting: NewClientMessage[] = [];
@@ -51,17 +42,8 @@ export function createNotifier(command: readonly string[] | null, log: Log, { ma
     };
     let child;
     try {
-      child = spawn(program, args, {
-        env: {
-          ...process.env,
-          CONVERSATION_ID: event.conversationId,
-          MESSAGE_SEQ: String(event.seq),
-          AGENT_NAME: event.agentName,
-        },
-        stdio: ['pipe', 'ignore', 'ignore'],
-        timeout: timeoutMs,
-        killSignal: 'SIGKILL',
-      });
+      const env = { ...process.env, CONVERSATION_ID: event.conversationId, MESSAGE_SEQ: String(event.seq), AGENT_NAME: event.agentName };
+      child = spawn(program, args, { env, stdio: ['pipe', 'ignore', 'ignore'], timeout: timeoutMs, killSignal: 'SIGKILL' });
     } catch (err) {
       finish((err as Error).message);
       return;

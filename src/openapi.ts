@@ -37,15 +37,8 @@ function errors(scopes: readonly Scope[], statuses: readonly number[]) {
 }
 
 interface Operation {
-  readonly summary: string;
-  readonly tag: 'directory' | 'conversations' | 'service';
-  readonly ok: Record<string, object>;
-  readonly scopes: readonly Scope[];
-  readonly statuses?: readonly number[];
-  readonly bearer?: boolean;
-  readonly parameters?: readonly object[];
-  readonly body?: string;
-  readonly description?: string;
+  readonly summary: string; readonly tag: 'directory' | 'conversations' | 'service'; readonly ok: Record<string, object>; readonly scopes: readonly Scope[];
+  readonly statuses?: readonly number[]; readonly bearer?: boolean; readonly parameters?: readonly object[]; readonly body?: string; readonly description?: string;
 }
 
 function operation(operationId: string, o: Operation) {

@@ -52,16 +52,10 @@ async function main(argv: string[]): Promise<void> {
 
 /** One line on stderr per mistake (a list for a listings file), exit 1, nothing half-written. */
 function report(err: unknown): void {
-  if (err instanceof ListingsError && err.problems.length > 1) {
-    console.error(`error: nothing was imported; ${err.problems.length} problems:`);
-    for (const problem of err.problems) console.error(`  ${problem}`);
-  } else if (err instanceof ListingsError) {
-    console.error(`error: nothing was imported: ${err.problems[0]}`);
-  } else if (err instanceof Refusal) {
-    console.error(`error: ${asClause(err.message)}`);
-  } else {
-    console.error(`error: ${(err as Error).message}`);
-  }
+  const problems = err instanceof ListingsError ? err.problems : [];
+  if (problems.length > 1) console.error(`error: nothing was imported; ${problems.length} problems:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  else if (problems.length === 1) console.error(`error: nothing was imported: ${problems[0]}`);
+  else console.error(`error: ${err instanceof Refusal ? asClause(err.message) : (err as Error).message}`);
   process.exitCode = 1;
 }
 

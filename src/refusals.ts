@@ -6,19 +6,11 @@
 export type Headers = Record<string, string>;
 
 /** How a door names what a client sends. */
-export interface Terms {
-  readonly key: string;
-  readonly credential: string;
-  readonly field: string;
-  readonly param: string;
-  readonly body: string;
-  readonly id: string;
-  readonly directory: string;
-}
-export const REST_TERMS: Terms = {
+export const REST_TERMS = {
   key: 'Idempotency-Key', credential: 'exactly one header Authorization: Bearer <access_token>', field: 'field',
   param: 'query parameter', body: 'request body', id: 'conversation id in the path', directory: 'GET /api/v1/directory',
 };
+export type Terms = typeof REST_TERMS;
 export const MCP_TERMS: Terms = {
   key: 'idempotency_key', credential: 'the access_token argument', field: 'argument',
   param: 'argument', body: 'tool arguments', id: 'argument `conversation_id`', directory: 'search_directory',
@@ -93,13 +85,7 @@ const CATALOGUE = {
 type Catalogue = typeof CATALOGUE;
 export type Reason = keyof Catalogue;
 type Args<R extends Reason> = Catalogue[R]['message'] extends (t: Terms, ...args: infer A) => string ? A : never;
-interface Entry {
-  readonly status: number;
-  readonly on: readonly Scope[];
-  readonly when: string;
-  readonly message: (t: Terms, ...args: never[]) => string;
-  readonly headers?: (...args: never[]) => Headers;
-}
+type Entry = { readonly status: number; readonly on: readonly Scope[]; readonly when: string; readonly headers?: (...args: never[]) => Headers; readonly message: (t: Terms, ...args: never[]) => string };
 
 /**
  * A refusal: what a client (or the owner) must change. It is thrown like an error, but it is

@@ -3,18 +3,8 @@
 
 import { refuse } from './refusals.ts';
 
-export interface Route<H> {
-  readonly method: string;
-  readonly pattern: string;
-  readonly handler: H;
-}
-
-interface CompiledPath<H> {
-  readonly pattern: string;
-  readonly regex: RegExp;
-  readonly paramNames: readonly string[];
-  readonly handlers: Map<string, H>;
-}
+export interface Route<H> { readonly method: string; readonly pattern: string; readonly handler: H }
+interface CompiledPath<H> { readonly pattern: string; readonly regex: RegExp; readonly paramNames: readonly string[]; readonly handlers: Map<string, H> }
 
 export type RouteMatch<H> =
   | { readonly kind: 'found'; readonly handler: H; readonly pattern: string; readonly params: Record<string, string> }

@@ -14,35 +14,14 @@ const BUSY_TIMEOUT_MS = 5000;
 export type ConversationStatus = 'open' | 'answered' | 'closed';
 export type Author = 'client' | 'owner';
 
+/** A row of conversations; metadata is the JSON object as declared, unverified. */
 export interface Conversation {
-  readonly id: string;
-  readonly status: ConversationStatus;
-  readonly blocked: 0 | 1;
-  /** JSON object, as declared, unverified */
-  readonly metadata: string;
-  readonly created_at: string;
-  readonly expires_at: string;
-  readonly last_seq: number;
-  readonly latest_owner_seq: number;
+  readonly id: string; readonly status: ConversationStatus; readonly blocked: 0 | 1; readonly metadata: string;
+  readonly created_at: string; readonly expires_at: string; readonly last_seq: number; readonly latest_owner_seq: number;
 }
-
-export interface Message {
-  readonly seq: number;
-  readonly author: Author;
-  readonly message: string;
-  readonly created_at: string;
-}
-
-export interface InboxRow extends Conversation {
-  readonly last_message_at: string;
-  readonly last_message: string;
-  readonly last_author: Author;
-}
-
-export interface ClientMessage extends Message {
-  readonly conversation_id: string;
-  readonly metadata: string;
-}
+export interface Message { readonly seq: number; readonly author: Author; readonly message: string; readonly created_at: string }
+export interface InboxRow extends Conversation { readonly last_message_at: string; readonly last_message: string; readonly last_author: Author }
+export interface ClientMessage extends Message { readonly conversation_id: string; readonly metadata: string }
 
 const CONVERSATION = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
 const MESSAGE = 'seq, author, message, created_at';
@@ -68,10 +47,8 @@ function prepareStatements(db: DatabaseSync) {
     conversationIdsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     digestPrefixes: sql("SELECT group_concat(hex(substr(token_hash, 1, 3)), '') AS prefixes FROM conversations"),
-    insertConversation: sql(
-      `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    insertConversation: sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
+       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
     setStatus: sql('UPDATE conversations SET status = ? WHERE id = ?'),
     setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
@@ -80,26 +57,22 @@ function prepareStatements(db: DatabaseSync) {
     insertMessage: sql('INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)'),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
-    clientMessagesSince: sql(
-      `SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
+    clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`,
-    ),
+       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
 
     dailyCount: sql('SELECT count FROM daily_counts WHERE day = ?'),
     countToday: sql('INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1'),
     recordedDailyLimit: sql("SELECT value FROM settings WHERE name = 'daily_message_limit'"),
     recordDailyLimit: sql("INSERT INTO settings (name, value) VALUES ('daily_message_limit', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
 
-    inbox: sql(
-      `SELECT ${CONVERSATION.split(', ').map((c) => `c.${c}`).join(', ')},
+    inbox: sql(`SELECT ${CONVERSATION.split(', ').map((c) => `c.${c}`).join(', ')},
               m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
        FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
        WHERE ? OR c.status <> 'closed'
        -- waiting for the owner first, the longest-waiting on top; then blocked ones; then the rest, newest first
        ORDER BY c.status = 'open' AND c.blocked = 0 DESC, c.blocked DESC,
-                CASE WHEN c.status = 'open' THEN m.created_at END ASC, m.created_at DESC`,
-    ),
+                CASE WHEN c.status = 'open' THEN m.created_at END ASC, m.created_at DESC`),
     allConversations: sql(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, id`),
     conversationCounts: sql('SELECT status, blocked, count(*) AS count FROM conversations GROUP BY status, blocked'),
     messageCount: sql('SELECT count(*) AS count FROM messages'),
@@ -183,9 +156,7 @@ export class Store {
 
   conversationById(id: string): Conversation | undefined { return this.#sql.conversationById.get(id) as Conversation | undefined; }
   /** tokenHash: the credential's SHA-256 in hex */
-  conversationByTokenHash(tokenHash: string): Conversation | undefined {
-    return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
-  }
+  conversationByTokenHash(tokenHash: string): Conversation | undefined { return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined; }
   /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
   conversationIdsByPrefix(prefix: string): string[] {
     return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
@@ -197,9 +168,7 @@ export class Store {
     const c = conversation;
     this.#sql.insertConversation.run(c.id, tokenHash, creationKey, c.status, c.metadata, c.created_at, c.expires_at, c.last_seq, c.latest_owner_seq);
   }
-  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
-    this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
-  }
+  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void { this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id); }
   setStatus(id: string, status: ConversationStatus): void { this.#sql.setStatus.run(status, id); }
   setBlocked(id: string, blocked: boolean): void { this.#sql.setBlocked.run(blocked ? 1 : 0, id); }
   /** Deletes conversations whose credential expired by `now`, with their messages (cascade). */
@@ -209,12 +178,8 @@ export class Store {
     const m = message;
     this.#sql.insertMessage.run(conversationId, m.seq, m.author, m.message, m.created_at, idempotencyKey);
   }
-  messageByKey(conversationId: string, idempotencyKey: string): Message | undefined {
-    return this.#sql.messageByKey.get(conversationId, idempotencyKey) as Message | undefined;
-  }
-  messagesAfter(conversationId: string, after: number, limit: number): Message[] {
-    return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[];
-  }
+  messageByKey(conversationId: string, key: string): Message | undefined { return this.#sql.messageByKey.get(conversationId, key) as Message | undefined; }
+  messagesAfter(conversationId: string, after: number, limit: number): Message[] { return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[]; }
   /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
   clientMessagesSince(since: string): ClientMessage[] { return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[]; }
 

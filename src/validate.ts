@@ -4,29 +4,14 @@
 import { refuse } from './refusals.ts';
 
 export const LIMITS = Object.freeze({
-  bodyBytes: 16384,
-  messageMaxChars: 8000,
-  metadataValueMaxChars: 500,
-  idempotencyKeyMinLength: 8,
-  idempotencyKeyMaxLength: 128,
-  qMaxChars: 120,
-  directoryLimitDefault: 30,
-  directoryLimitMax: 100,
-  directoryOffsetMax: 10000,
-  historyLimitDefault: 50,
-  historyLimitMax: 100,
-  credentialLifetimeDays: 365,
+  bodyBytes: 16384, messageMaxChars: 8000, metadataValueMaxChars: 500, idempotencyKeyMinLength: 8, idempotencyKeyMaxLength: 128,
+  qMaxChars: 120, directoryLimitDefault: 30, directoryLimitMax: 100, directoryOffsetMax: 10000,
+  historyLimitDefault: 50, historyLimitMax: 100, credentialLifetimeDays: 365,
 });
 
 export type Query = ReadonlyMap<string, string>;
 export type Kind = 'community' | 'tool';
-export interface DirectoryQuery {
-  readonly kind: Kind | null;
-  readonly q: string;
-  readonly category: string;
-  readonly limit: number;
-  readonly offset: number;
-}
+export interface DirectoryQuery { readonly kind: Kind | null; readonly q: string; readonly category: string; readonly limit: number; readonly offset: number }
 
 const METADATA_KEYS = ['agent_name', 'model', 'framework'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,7 +21,7 @@ const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 /** Counts Unicode code points, not UTF-16 units. */
 export function codePointLength(text: string): number {
   let count = 0;
-  for (const _ of text) count++;
+  for (const _ of text) count++; // no array of code points: messages are up to 8000 of them
   return count;
 }
 
@@ -80,21 +65,14 @@ export function searchText(q: string): string {
 
 /** `q`, `category`, `limit`, `offset` of the directory lists. */
 export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQuery {
-  return {
-    kind,
-    q: searchText(query.get('q') ?? ''),
-    category: query.get('category') ?? '',
-    limit: integerIn(query.get('limit'), 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax),
-    offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax),
-  };
+  const q = searchText(query.get('q') ?? '');
+  const limit = integerIn(query.get('limit'), 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax);
+  return { kind, q, category: query.get('category') ?? '', limit, offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax) };
 }
 
 /** `after` (the last seq read) and `limit` of the history. */
 export function historyRange(after: unknown, limit: unknown): { after: number; limit: number } {
-  return {
-    after: integerIn(after, 'after', 0, 0, MAX_SEQ),
-    limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax),
-  };
+  return { after: updatesAfter(after), limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax) };
 }
 
 /** `after` of the updates signal. */

@@ -6,12 +6,7 @@ import type { Reply } from '../http.ts';
 import { refuse } from '../refusals.ts';
 import { escapeHtml, htmlReply, layout, type PageContext } from './pages.ts';
 
-interface FieldNote {
-  readonly field: string;
-  readonly source: string;
-  readonly note: string;
-  readonly seen_at: string;
-}
+interface FieldNote { readonly field: string; readonly source: string; readonly note: string; readonly seen_at: string }
 
 /** The additional fields shown, with their labels (details' members are labelled from their names). */
 const FIELD_LABELS: readonly (readonly [string, string])[] = [

@@ -16,29 +16,21 @@ const PAGE_SIZE = 20;
 const STYLE = `
 :root { color-scheme: light dark; --muted: #5b6470; --line: #d0d7de; --accent: #0b5cad; }
 @media (prefers-color-scheme: dark) { :root { --muted: #9aa4af; --line: #3a424b; --accent: #6cb6ff; } }
-* { box-sizing: border-box; }
+* { box-sizing: border-box; } a { color: var(--accent); }
 body { font: 1rem/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 50rem; padding: 1rem; overflow-wrap: anywhere; }
-a { color: var(--accent); }
 a:focus, input:focus, select:focus, button:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
 header p, .meta, .count, .source { color: var(--muted); }
 .tabs { display: flex; gap: .5rem; list-style: none; padding: 0; margin: 1rem 0; flex-wrap: wrap; }
 .tabs a { display: block; padding: .35rem .8rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
 .tabs a[aria-current="page"] { background: var(--accent); color: Canvas; border-color: var(--accent); }
-form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 1rem 0; }
-form div { display: flex; flex-direction: column; flex: 1 1 12rem; min-width: 0; }
+form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 1rem 0; } form div { display: flex; flex-direction: column; flex: 1 1 12rem; min-width: 0; }
 input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; max-width: 100%; }
-.listings { list-style: none; padding: 0; }
-.listings li { border-top: 1px solid var(--line); padding: .8rem 0; }
-.listings h2 { font-size: 1.1rem; margin: 0; }
-.meta, .source { font-size: .9rem; margin: .1rem 0 .3rem; }
-.pages { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
-dt { font-weight: 600; margin-top: .6rem; }
-dd { margin: 0 0 0 1rem; white-space: pre-line; }
-dd ol { white-space: normal; padding-left: 1.2rem; margin: 0; }
+.listings { list-style: none; padding: 0; } .listings li { border-top: 1px solid var(--line); padding: .8rem 0; } .listings h2 { font-size: 1.1rem; margin: 0; }
+.meta, .source { font-size: .9rem; margin: .1rem 0 .3rem; } .pages { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
+dt { font-weight: 600; margin-top: .6rem; } dd { margin: 0 0 0 1rem; white-space: pre-line; } dd ol { white-space: normal; padding-left: 1.2rem; margin: 0; }
 pre { overflow-x: auto; padding: .7rem; border: 1px solid var(--line); border-radius: .4rem; white-space: pre-wrap; }
 footer { border-top: 1px solid var(--line); margin-top: 2rem; color: var(--muted); font-size: .9rem; }
-`;
-/** Pages load nothing from elsewhere and run no script; nothing may frame them or learn where a click came from. */
+`;/** Pages load nothing from elsewhere and run no script; nothing may frame them or learn where a click came from. */
 const PAGE_HEADERS = {
   'content-security-policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   'referrer-policy': 'no-referrer',
@@ -67,22 +59,16 @@ export function htmlPage(handler: (ctx: PageContext) => Reply) {
 
 export function layout(title: string, main: string): string {
   return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="service-desc" type="application/json" href="/api/v1/openapi.json">
 <link rel="alternate" type="text/plain" href="/llms.txt" title="Guide for AI agents">
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
+<style>${STYLE}</style></head>
+<body><main>
 ${main}
 </main>
 <footer><p>Machine-readable: <a href="/api/v1/openapi.json">OpenAPI</a> · <a href="/llms.txt">llms.txt</a> · <a href="/api/v1/contact-info">contact-info</a> · MCP: <code>/mcp</code></p></footer>
-</body>
-</html>
+</body></html>
 `;
 }
 

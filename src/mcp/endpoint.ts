@@ -25,15 +25,11 @@ const MCP_HEADERS = 'Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp
 
 /** A JSON-RPC error, with the HTTP status the transport gives it. */
 class RpcError {
-  readonly code: number;
-  readonly message: string;
+  readonly error: { code: number; message: string; data?: unknown };
   readonly status: number;
-  readonly data: unknown;
   constructor(code: number, message: string, status = 200, data?: unknown) {
-    this.code = code;
-    this.message = message;
+    this.error = { code, message, ...(data !== undefined && { data }) };
     this.status = status;
-    this.data = data;
   }
 }
 const invalid = (message: string) => new RpcError(-32600, `Invalid request: ${message}.`, 400);
@@ -43,11 +39,7 @@ const unsupported = (requested: string) =>
   new RpcError(-32022, `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`, 400, { supported: SUPPORTED_VERSIONS, requested });
 
 type Id = string | number;
-interface Request {
-  readonly id: Id;
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-}
+interface Request { readonly id: Id; readonly method: string; readonly params: Record<string, unknown> }
 
 /** POST /mcp */
 export async function mcp(ctx: RestContext): Promise<Reply> {
@@ -62,8 +54,7 @@ export async function mcp(ctx: RestContext): Promise<Reply> {
     return answer(ctx, 200, { jsonrpc: '2.0', id, result: complete });
   } catch (err) {
     if (!(err instanceof RpcError)) throw err; // HTTP-level refusals (413, 415) keep the REST error body
-    const error = { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) };
-    return answer(ctx, err.status, { jsonrpc: '2.0', id, error });
+    return answer(ctx, err.status, { jsonrpc: '2.0', id, error: err.error });
   }
 }
 
@@ -132,9 +123,7 @@ async function dispatch(ctx: RestContext, request: Request, modern: boolean): Pr
   throw new RpcError(-32601, `Method not found: ${JSON.stringify(method.slice(0, 60))}.`, modern ? 404 : 200);
 }
 
-function answer(ctx: RestContext, status: number, body: object): Reply {
-  return { status, body, headers: corsHeaders(ctx) };
-}
+const answer = (ctx: RestContext, status: number, body: object): Reply => ({ status, body, headers: corsHeaders(ctx) });
 
 /** OPTIONS /mcp: 204 like every path; the CORS headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {

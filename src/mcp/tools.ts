@@ -11,12 +11,7 @@ import { asRefusal, MCP_TERMS, refuse, type Refusal } from '../refusals.ts';
 import type { Conversation } from '../store.ts';
 import { fieldsOf, historyRange, idempotencyKey, integerIn, LIMITS, messageText, metadataOf, searchText, updatesAfter, type Kind } from '../validate.ts';
 
-interface ToolContext {
-  readonly app: App;
-  readonly clientAddress: string;
-  readonly requestId: string;
-  readonly args: Record<string, unknown>;
-}
+interface ToolContext { readonly app: App; readonly clientAddress: string; readonly requestId: string; readonly args: Record<string, unknown> }
 type WithConversation = ToolContext & { conversation: Conversation };
 
 export const INSTRUCTIONS =
@@ -106,13 +101,8 @@ function checkUpdatesTool({ app, args, conversation, tooSoon }: WithConversation
 }
 
 interface Tool {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly inputSchema: object;
-  readonly outputSchema: object;
-  readonly annotations: object;
-  readonly run: (ctx: ToolContext) => unknown;
+  readonly name: string; readonly title: string; readonly description: string;
+  readonly inputSchema: object; readonly outputSchema: object; readonly annotations: object; readonly run: (ctx: ToolContext) => unknown;
 }
 
 const TOOLS: readonly Tool[] = [

@@ -10,21 +10,18 @@ const WATCH_INTERVAL_MS = 1000; // how often `watch` asks the database for new c
 
 export const conversationCommands: Record<string, Command> = {
   inbox: {
-    usage: 'inbox [--all] [--json]',
+    usage: 'inbox [--all] [--json]', options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
     summary: 'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
-    options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   show: {
-    usage: 'show <id> [--json]',
+    usage: 'show <id> [--json]', options: { json: { type: 'boolean' } },
     summary: 'the whole history of one conversation (an unambiguous id prefix is enough)',
-    options: { json: { type: 'boolean' } },
     run: ({ positionals, values, store }) => show(store, findConversation(store, positionals[0]), values.json === true),
   },
   reply: {
-    usage: 'reply <id> <text…> | reply <id> -  [--force]',
+    usage: 'reply <id> <text…> | reply <id> -  [--force]', options: { force: { type: 'boolean' } },
     summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
-    options: { force: { type: 'boolean' } },
     run: async ({ positionals: [id, ...words], values, store, config }) => {
       const conversation = findConversation(store, id);
       if (words.length === 0) throw new OwnerError('give the reply text, or - to read it from stdin');
@@ -36,38 +33,29 @@ export const conversationCommands: Record<string, Command> = {
     },
   },
   close: {
-    usage: 'close <id>',
-    summary: 'close a conversation: still readable by the client, follow-ups get 410',
+    usage: 'close <id>', summary: 'close a conversation: still readable by the client, follow-ups get 410',
     run: ({ positionals, store }) => change(store, positionals[0], 'Closed', (id) => close(store, id)),
   },
   reopen: {
-    usage: 'reopen <id>',
-    summary: 'reopen a closed conversation',
+    usage: 'reopen <id>', summary: 'reopen a closed conversation',
     run: ({ positionals, store }) => change(store, positionals[0], 'Reopened', (id) => reopen(store, id)),
   },
   block: {
-    usage: 'block <id>',
-    summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
+    usage: 'block <id>', summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
     run: ({ positionals, store }) => change(store, positionals[0], 'Blocked', (id) => setBlocked(store, id, true)),
   },
   unblock: {
-    usage: 'unblock <id>',
-    summary: 'lift a block',
+    usage: 'unblock <id>', summary: 'lift a block',
     run: ({ positionals, store }) => change(store, positionals[0], 'Unblocked', (id) => setBlocked(store, id, false)),
   },
   export: {
-    usage: 'export [<id>]',
-    summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
+    usage: 'export [<id>]', summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
     run: ({ positionals: [id], store }) => {
       const conversations = id === undefined ? store.allConversations() : [findConversation(store, id)];
       for (const c of conversations) process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
     },
   },
-  watch: {
-    usage: 'watch',
-    summary: 'print each new client message as it arrives; Ctrl-C ends it',
-    run: ({ store }) => watch(store),
-  },
+  watch: { usage: 'watch', summary: 'print each new client message as it arrives; Ctrl-C ends it', run: ({ store }) => watch(store) },
 };
 
 function change(store: Store, idOrPrefix: string | undefined, done: string, rule: (id: string) => void): void {
@@ -92,17 +80,9 @@ function allMessages(store: Store, conversation: Conversation): Message[] {
 function inbox(store: Store, all: boolean, json: boolean): void {
   const rows = store.inbox(all);
   if (json) {
-    const items = rows.map((row) => ({
-      id: row.id,
-      status: row.status,
-      blocked: row.blocked === 1,
-      waiting_for_reply: row.status === 'open' && row.blocked === 0,
-      message_count: row.last_seq,
-      last_message_at: row.last_message_at,
-      last_author: row.last_author,
-      agent_name: agentName(row.metadata),
-      agent_name_verified: false,
-      preview: oneLine(row.last_message, 80),
+    const items = rows.map(({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message }) => ({
+      id, status, blocked: blocked === 1, waiting_for_reply: status === 'open' && blocked === 0, message_count: last_seq,
+      last_message_at, last_author, agent_name: agentName(metadata), agent_name_verified: false, preview: oneLine(last_message, 80),
     }));
     return void console.log(JSON.stringify(items, null, 2));
   }

@@ -15,25 +15,21 @@ const DAY_MS = 86_400_000;
 
 export const maintenanceCommands: Record<string, Command> = {
   listings: {
-    usage: LISTINGS_USAGE,
+    usage: LISTINGS_USAGE, options: { days: { type: 'string' }, json: { type: 'boolean' } },
     summary: 'manage the directory: import validates every listing, then upserts all or nothing; stale lists those not read against their documentation for --days (90), oldest first',
-    options: { days: { type: 'string' }, json: { type: 'boolean' } },
     run: ({ positionals, values, store }) => listings(store, positionals, values),
   },
   stats: {
-    usage: 'stats [--json]',
+    usage: 'stats [--json]', options: { json: { type: 'boolean' } },
     summary: "today's message count against the daily maximum, conversations by status, database size",
-    options: { json: { type: 'boolean' } },
     run: ({ values, store, config }) => stats(store, config, values.json === true),
   },
   backup: {
-    usage: 'backup <file>',
-    summary: 'an online, consistent copy of the database, safe while the server runs',
+    usage: 'backup <file>', summary: 'an online, consistent copy of the database, safe while the server runs',
     run: ({ positionals, store, config }) => backupTo(store, config, positionals[0]),
   },
   'purge-expired': {
-    usage: 'purge-expired',
-    summary: 'delete conversations whose credential expired, with their messages and keys',
+    usage: 'purge-expired', summary: 'delete conversations whose credential expired, with their messages and keys',
     run: ({ store }) => {
       const deleted = purgeExpired(store, Date.now());
       console.log(`Deleted ${deleted} expired conversation${deleted === 1 ? '' : 's'} with their messages and keys.`);
@@ -87,19 +83,13 @@ function stats(store: Store, config: Config, json: boolean): void {
   const today = utcDay(Date.now());
   const { limit, recorded } = dailyLimitOf(store, config);
   const { blocked, ...byStatus } = store.conversationCounts();
+  const source = recorded ? 'the maximum the server recorded when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet';
   const result = {
-    day: today,
-    messages_today: store.dailyCount(today),
-    daily_maximum: limit,
-    daily_maximum_source: recorded ? 'recorded by the server when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet',
-    conversations: byStatus,
-    blocked,
-    messages: store.messageCount(),
-    database_bytes: databaseBytes(config),
+    day: today, messages_today: store.dailyCount(today), daily_maximum: limit, daily_maximum_source: source,
+    conversations: byStatus, blocked, messages: store.messageCount(), database_bytes: databaseBytes(config),
   };
   if (json) return void console.log(JSON.stringify(result, null, 2));
-  const maximum = limit === 0 ? 'no maximum' : `of ${limit}`;
-  console.log(`Today (${today} UTC): ${result.messages_today} messages ${maximum} (${recorded ? 'the maximum the server recorded when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet'})`);
+  console.log(`Today (${today} UTC): ${result.messages_today} messages ${limit === 0 ? 'no maximum' : `of ${limit}`} (${source})`);
   console.log(`Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`);
   console.log(`Messages stored: ${result.messages}`);
   console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
