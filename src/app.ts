@@ -63,6 +63,11 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       return result;
     },
 
+    /** An unexpected error, logged once with the request id its client got; never sent to the client. */
+    logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
+      log({ time: new Date().toISOString(), request_id: requestId, level: 'error', ...extra, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    },
+
     stop: () => clearInterval(sweeper),
   };
 }

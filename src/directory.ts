@@ -50,11 +50,9 @@ export class Directory {
     const key = `${query.kind}\u0000${query.limit}\u0000${query.offset}\u0000${query.category.toLowerCase()}\u0000${query.q.toLowerCase()}`;
     const cached = this.#answers.get(key);
     if (cached) return cached;
-    const matches = this.#matching(query);
-    const page = matches.slice(query.offset, query.offset + query.limit);
-    const nextOffset = query.offset + query.limit < matches.length ? query.offset + query.limit : null;
-    const items = page.map((entry) => entry.json).join(',');
-    const bytes = Buffer.from(`{"items":[${items}],"total":${matches.length},"limit":${query.limit},"offset":${query.offset},"next_offset":${nextOffset}}\n`);
+    const { entries, total, next_offset } = this.#page(query);
+    const items = entries.map((entry) => entry.json).join(',');
+    const bytes = Buffer.from(`{"items":[${items}],"total":${total},"limit":${query.limit},"offset":${query.offset},"next_offset":${next_offset}}\n`);
     const answer = { bytes, etag: etagOf(bytes) };
     if (this.#answers.size >= MAX_CACHED_ANSWERS) this.#answers = new Map();
     this.#answers.set(key, answer);
@@ -67,11 +65,11 @@ export class Directory {
     return this.#bySlug.get(slug)?.answer;
   }
 
-  /** The same search with the listings themselves, for the web page and the MCP door. */
-  page(query: DirectoryQuery): { items: Listing[]; total: number } {
+  /** The same page with the listings themselves, for the web page and the MCP door. */
+  page(query: DirectoryQuery): { items: Listing[]; total: number; next_offset: number | null } {
     this.#refresh();
-    const matches = this.#matching(query);
-    return { items: matches.slice(query.offset, query.offset + query.limit).map((entry) => entry.listing), total: matches.length };
+    const { entries, total, next_offset } = this.#page(query);
+    return { items: entries.map((entry) => entry.listing), total, next_offset };
   }
 
   /** One listing as an object, or undefined. */
@@ -100,11 +98,14 @@ export class Directory {
     this.#bySlug = new Map(this.#entries.map((entry) => [entry.listing.slug as string, entry]));
   }
 
-  #matching(query: Omit<DirectoryQuery, 'limit' | 'offset'>): Entry[] {
+  /** One page of the search; next_offset is null on the last page. */
+  #page(query: DirectoryQuery): { entries: Entry[]; total: number; next_offset: number | null } {
     const needle = query.q.toLowerCase();
     const category = query.category.toLowerCase();
-    return this.#entries.filter((entry) => (query.kind === null || entry.listing.kind === query.kind) &&
+    const matches = this.#entries.filter((entry) => (query.kind === null || entry.listing.kind === query.kind) &&
       (category === '' || entry.category === category) && (needle === '' || entry.searchable.some((text) => text.includes(needle))));
+    const end = query.offset + query.limit;
+    return { entries: matches.slice(query.offset, end), total: matches.length, next_offset: end < matches.length ? end : null };
   }
 }
 

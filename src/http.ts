@@ -134,7 +134,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const fail = (err: unknown) => {
       if (err instanceof ClientGoneError) return log(null, { aborted: true }); // nothing was stored, nobody to answer
       const { refusal, expected } = asRefusal(err);
-      if (!expected) app.log({ time: new Date().toISOString(), request_id: requestId, level: 'error', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      if (!expected) app.logUnexpected(requestId, err);
       if (res.headersSent || res.destroyed || !req.socket.writable) return;
       respond(refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
     };

@@ -70,6 +70,13 @@ export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQ
   return { kind, q, category: query.get('category') ?? '', limit, offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax) };
 }
 
+/** The `kind` filter: community or tool; absent means both. */
+export function kindOf(value: unknown): Kind | null {
+  if (value === undefined) return null;
+  if (value !== 'community' && value !== 'tool') throw refuse('badKind');
+  return value;
+}
+
 /** `after` (the last seq read) and `limit` of the history. */
 export function historyRange(after: unknown, limit: unknown): { after: number; limit: number } {
   return { after: updatesAfter(after), limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax) };

@@ -78,6 +78,18 @@ test('the 2026-07-28 revision: server/discover, resultType on every result, serv
   assert.deepEqual([called.body.result.resultType, called.body.result.isError, called.body.result.ttlMs], ['complete', false, undefined]);
 });
 
+test('search_directory pages like the REST directory: the same order, total and next_offset, null on the last page', async (t) => {
+  const service = await startTestService(t);
+  for (const [kind, path] of [[undefined, '/api/v1/directory'], ['tool', '/api/v1/tools']] as const) {
+    const rest = (await request(service.url, 'GET', `${path}?limit=100`)).body as { items: { slug: string }[]; total: number };
+    assert.ok(rest.total >= 3, 'the fixture has enough listings to page');
+    const first = (await tool(service, 'search_directory', { kind, limit: 2 })).ok;
+    assert.deepEqual([first.items.map((item: { slug: string }) => item.slug), first.total, first.next_offset], [rest.items.slice(0, 2).map((item) => item.slug), rest.total, 2]);
+    const last = (await tool(service, 'search_directory', { kind, limit: 2, offset: rest.total - 1 })).ok;
+    assert.deepEqual([last.items.map((item: { slug: string }) => item.slug), last.next_offset], [[rest.items.at(-1)?.slug], null]);
+  }
+});
+
 test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-28) and -32602 for an unknown tool', async (t) => {
   const service = await startTestService(t);
   const raw = (body: string) => request(service.url, 'POST', '/mcp', { headers: { 'content-type': 'application/json' }, body });
@@ -187,6 +199,7 @@ test('every refusal is a tool result with the status REST would answer, worded f
   await refusal(service, 'open_conversation', { message: 'hi', token: 'x' }, 400, /unknown argument "token"; allowed: message, metadata, idempotency_key/);
   await refusal(service, 'open_conversation', { message: 'hi', idempotency_key: 'short' }, 400, /The idempotency_key must be 8 to 128 characters long, got 5/);
   await refusal(service, 'search_directory', { limit: 101 }, 400, /The argument `limit` must be a whole number from 1 to 100/);
+  await refusal(service, 'search_directory', { kind: 'robots' }, 400, /The argument `kind` must be community or tool/);
   await refusal(service, 'get_listing', { slug: 'no-such' }, 404, /No listing has this slug\. search_directory lists every slug/);
   const key = newKey();
   const mine = (await tool(service, 'open_conversation', { message: 'first', idempotency_key: key })).ok as { id: string; access_token: string };

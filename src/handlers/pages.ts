@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { etagOf } from '../directory.ts';
 import { conditionalReply, type Reply, type RestContext } from '../http.ts';
-import { asRefusal, refuse, REST_TERMS } from '../refusals.ts';
-import { LIMITS, parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
+import { asRefusal, REST_TERMS } from '../refusals.ts';
+import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../validate.ts';
 import { mcpClientConfig } from './guide.ts';
 
 export type PageContext = RestContext & { query: Query };
@@ -87,10 +87,9 @@ function pageUrl(params: Record<string, string | number>): string {
 /** GET / : the directory, with search, category filter, kind tabs and pages. */
 export function homePage(ctx: PageContext): Reply {
   const kindParam = ctx.query.get('kind') ?? '';
-  if (kindParam !== '' && kindParam !== 'community' && kindParam !== 'tool') throw refuse('badKind');
-  const kind = (kindParam || null) as Kind | null;
+  const kind = kindOf(kindParam || undefined); // the form's "All" sends kind=
   const { q, category, offset } = parseDirectoryQuery(ctx.query, kind);
-  const { items, total } = ctx.app.directory.page({ kind, q, category, limit: PAGE_SIZE, offset });
+  const { items, total, next_offset } = ctx.app.directory.page({ kind, q, category, limit: PAGE_SIZE, offset });
   const categories = ctx.app.directory.categories(kind);
   const keep = { kind: kindParam, q, category };
 
@@ -102,7 +101,7 @@ export function homePage(ctx: PageContext): Reply {
 <p>${escapeHtml(listing.description)}</p>
 </article></li>`).join('\n');
   const previous = offset > 0 ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: Math.max(0, offset - PAGE_SIZE) }))}" rel="prev">← Previous</a>` : '<span></span>';
-  const next = offset + PAGE_SIZE < total ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: offset + PAGE_SIZE }))}" rel="next">Next →</a>` : '<span></span>';
+  const next = next_offset !== null ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: next_offset }))}" rel="next">Next →</a>` : '<span></span>';
   const existing = categories.map(({ name, count }) => `<a href="${escapeHtml(pageUrl({ kind: kindParam, category: name }))}">${escapeHtml(name)}</a> (${count})`).join(', ');
   const shown = total > 0 ? `Listings ${Math.min(offset + 1, total)}–${Math.min(offset + PAGE_SIZE, total)} of ${total}.` : `No listings match. The categories are: ${existing}.`;
 

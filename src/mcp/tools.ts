@@ -9,7 +9,7 @@ import { openingLimit, pollInterval } from '../guards.ts';
 import { SCHEMAS } from '../openapi.ts';
 import { asRefusal, MCP_TERMS, refuse, type Refusal } from '../refusals.ts';
 import type { Conversation } from '../store.ts';
-import { fieldsOf, historyRange, idempotencyKey, integerIn, LIMITS, messageText, metadataOf, searchText, updatesAfter, type Kind } from '../validate.ts';
+import { fieldsOf, historyRange, idempotencyKey, integerIn, kindOf, LIMITS, messageText, metadataOf, searchText, updatesAfter } from '../validate.ts';
 
 interface ToolContext { readonly app: App; readonly clientAddress: string; readonly requestId: string; readonly args: Record<string, unknown> }
 type WithConversation = ToolContext & { conversation: Conversation };
@@ -64,17 +64,15 @@ const optionalString = (value: unknown, name: string, what: string) => {
 
 function searchDirectory({ app, args }: ToolContext) {
   fieldsOf(args, ['q', 'kind', 'category', 'limit', 'offset']);
-  if (args.kind !== undefined && args.kind !== 'community' && args.kind !== 'tool') throw refuse('badKind');
   const query = {
-    kind: (args.kind ?? null) as Kind | null,
+    kind: kindOf(args.kind),
     q: searchText(optionalString(args.q, 'q', `a string of at most ${LIMITS.qMaxChars} characters`)),
     category: optionalString(args.category, 'category', 'a string'),
     limit: integerIn(args.limit, 'limit', 10, 1, LIMITS.directoryLimitMax),
     offset: integerIn(args.offset, 'offset', 0, 0, LIMITS.directoryOffsetMax),
   };
-  const { items, total } = app.directory.page(query);
-  const next = query.offset + query.limit < total ? query.offset + query.limit : null;
-  return { items: items.map((item) => Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, item[field]]))), total, limit: query.limit, offset: query.offset, next_offset: next };
+  const { items, total, next_offset } = app.directory.page(query);
+  return { items: items.map((item) => Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, item[field]]))), total, limit: query.limit, offset: query.offset, next_offset };
 }
 
 function getListing({ app, args }: ToolContext) {
@@ -164,7 +162,7 @@ export async function callTool(ctx: { app: App; clientAddress: string; requestId
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
   } catch (err) {
     const { refusal, expected } = asRefusal(err);
-    if (!expected) ctx.app.log({ time: new Date().toISOString(), request_id: ctx.requestId, level: 'error', tool: tool.name, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    if (!expected) ctx.app.logUnexpected(ctx.requestId, err, { tool: tool.name });
     const retry = refusal.headers['retry-after'];
     const error = { code: refusal.status, message: refusal.messageIn(MCP_TERMS), ...(retry && { retry_after_seconds: Number(retry) }) };
     return { content: [{ type: 'text', text: JSON.stringify({ error }) }], isError: true };

@@ -1,5 +1,6 @@
 // The owner's commands on conversations: read them, answer, close, block, export, watch.
 
+import { watchOtherCommits } from '../commits.ts';
 import { close, ownerReply, reopen, setBlocked } from '../conversations.ts';
 import { Refusal } from '../refusals.ts';
 import type { Conversation, Message, Store } from '../store.ts';
@@ -133,12 +134,10 @@ function watch(store: Store): Promise<void> {
   let since = new Date().toISOString();
   console.log('Watching for new client messages; Ctrl-C ends.');
   let printedAtSince = new Set<string>();
-  let version = -1;
+  const othersCommitted = watchOtherCommits(store); // the server's writes are another connection's commits
   return new Promise((resolve) => {
     const tick = () => {
-      const current = store.dataVersion();
-      if (current === version) return;
-      version = current;
+      if (!othersCommitted()) return;
       for (const message of store.clientMessagesSince(since)) {
         const key = `${message.conversation_id}/${message.seq}`;
         if (message.created_at === since && printedAtSince.has(key)) continue;
