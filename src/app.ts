@@ -43,13 +43,22 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const dailyLimit = config.dailyMessageLimit;
 
   return {
-    config, store, now, log, limits,
+    config,
+    store,
+    now,
+    log,
+    limits,
     directory: new Directory(store),
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
     async open(opening: Opening, overLimit: Refusal | null) {
       const opened = await batch(() => openConversation(store, opening, { at: now(), dailyLimit, overLimit }));
-      notifyOwner({ conversationId: opened.conversation.id, seq: 1, agentName: opening.metadata.agent_name ?? '', message: opening.message });
+      notifyOwner({
+        conversationId: opened.conversation.id,
+        seq: 1,
+        agentName: opening.metadata.agent_name ?? '',
+        message: opening.message,
+      });
       return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
     },
 
@@ -65,7 +74,13 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
 
     /** An unexpected error, logged once with the request id its client got; never sent to the client. */
     logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
-      log({ time: new Date().toISOString(), request_id: requestId, level: 'error', ...extra, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      log({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        level: 'error',
+        ...extra,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
     },
 
     stop: () => clearInterval(sweeper),

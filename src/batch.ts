@@ -11,7 +11,11 @@
 import type { Store } from './store.ts';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-interface Waiting { readonly outcome: Outcome; readonly resolve: (value: unknown) => void; readonly reject: (error: unknown) => void }
+interface Waiting {
+  readonly outcome: Outcome;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 export type Batch = <T>(write: () => T) => Promise<T>;
 

@@ -43,6 +43,8 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks, size)));
     // Node reports a vanished client as 'error' (aborted) and then 'close'.
     req.on('error', () => reject(new ClientGoneError()));
-    req.on('close', () => { if (!req.complete) reject(new ClientGoneError()); });
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGoneError());
+    });
   });
 }

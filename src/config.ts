@@ -59,19 +59,24 @@ function readBaseUrl(env: Env): string | null {
   const value = env.PUBLIC_BASE_URL;
   if (!value) return null;
   if (!URL.canParse(value)) throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${value}"`);
-  if (!/^https?:$/.test(new URL(value).protocol)) throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
+  if (!/^https?:$/.test(new URL(value).protocol))
+    throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
   return value.replace(/\/+$/, '');
 }
 
 function readReplyTime(env: Env, name: string): string | null {
   const value = env[name]?.trim();
   if (!value) return null; // no promise the owner did not make
-  if (value.length > 200 || /[\r\n]/.test(value)) throw new ConfigError(`${name} must be one line of at most 200 characters, such as "usually within a day"`);
+  if (value.length > 200 || /[\r\n]/.test(value))
+    throw new ConfigError(`${name} must be one line of at most 200 characters, such as "usually within a day"`);
   return value;
 }
 
 function readOrigins(env: Env, name: string): string[] {
-  const values = (env[name] ?? '').split(',').map((value) => value.trim()).filter((value) => value !== '');
+  const values = (env[name] ?? '')
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
   return values.map((value) => {
     const url = URL.canParse(value) ? new URL(value) : null;
     if (!url || !/^https?:$/.test(url.protocol) || url.origin !== value.replace(/\/$/, '')) {

@@ -11,7 +11,7 @@ import { LIMITS, conversationId } from './validate.ts';
 
 export const PRIVACY_STATEMENT =
   'Your messages are private between you and the one human who runs this service. They are stored in a ' +
-  'SQLite file on the owner\'s own machine, never published, sold or used to train models, and read only by ' +
+  "SQLite file on the owner's own machine, never published, sold or used to train models, and read only by " +
   'the owner, who answers by hand; no language model writes replies. Your access token is stored only as its ' +
   'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
   'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
@@ -20,7 +20,11 @@ export const PRIVACY_STATEMENT =
 const CREDENTIAL = /^[0-9a-f]{64}$/;
 
 /** A client's validated opening. */
-export interface Opening { readonly message: string; readonly metadata: Readonly<Record<string, string>>; readonly key: string }
+export interface Opening {
+  readonly message: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly key: string;
+}
 
 /** When a write happens and under which limits. */
 export interface WriteContext {
@@ -38,13 +42,22 @@ const digestOf = (token: string): string => hash('sha256', token);
 function countTowardDailyMaximum(store: Store, when: WriteContext, forOwner = false): void {
   const day = utcDay(when.at);
   if (when.dailyLimit && store.dailyCount(day) >= when.dailyLimit) {
-    throw forOwner ? refuse('ownerDailyMaximum', when.dailyLimit) : refuse('dailyMaximum', when.dailyLimit, secondsUntilNextUtcDay(when.at));
+    throw forOwner
+      ? refuse('ownerDailyMaximum', when.dailyLimit)
+      : refuse('dailyMaximum', when.dailyLimit, secondsUntilNextUtcDay(when.at));
   }
   store.countToday(day);
 }
 
 /** Appends the next message; a client message makes the conversation open, an owner reply answered. */
-function append(store: Store, conversation: Conversation, author: Author, text: string, at: number, key: string | null): Message {
+function append(
+  store: Store,
+  conversation: Conversation,
+  author: Author,
+  text: string,
+  at: number,
+  key: string | null,
+): Message {
   const message = { seq: conversation.last_seq + 1, author, message: text, created_at: isoTime(at) };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
   store.insertMessage(conversation.id, message, key);
@@ -53,7 +66,11 @@ function append(store: Store, conversation: Conversation, author: Author, text: 
 }
 
 /** Opens a conversation with its first message as seq 1; the credential is returned only here. */
-export function openConversation(store: Store, opening: Opening, when: WriteContext): { conversation: Conversation; token: string } {
+export function openConversation(
+  store: Store,
+  opening: Opening,
+  when: WriteContext,
+): { conversation: Conversation; token: string } {
   return store.transaction(() => {
     if (store.creationKeyUsed(opening.key)) throw refuse('creationKeyUsed');
     if (when.overLimit) throw when.overLimit;
@@ -61,17 +78,32 @@ export function openConversation(store: Store, opening: Opening, when: WriteCont
     const token = randomBytes(32).toString('hex');
     const createdAt = isoTime(when.at);
     const conversation: Conversation = {
-      id: randomUUID(), status: 'open', blocked: 0, metadata: JSON.stringify(opening.metadata), created_at: createdAt,
-      expires_at: isoDaysLater(when.at, LIMITS.credentialLifetimeDays), last_seq: 1, latest_owner_seq: 0,
+      id: randomUUID(),
+      status: 'open',
+      blocked: 0,
+      metadata: JSON.stringify(opening.metadata),
+      created_at: createdAt,
+      expires_at: isoDaysLater(when.at, LIMITS.credentialLifetimeDays),
+      last_seq: 1,
+      latest_owner_seq: 0,
     };
     store.insertConversation(conversation, digestOf(token), opening.key);
-    store.insertMessage(conversation.id, { seq: 1, author: 'client', message: opening.message, created_at: createdAt }, null);
+    store.insertMessage(
+      conversation.id,
+      { seq: 1, author: 'client', message: opening.message, created_at: createdAt },
+      null,
+    );
     return { conversation, token };
   });
 }
 
 /** A client's follow-up. An identical retry is answered from its record, even when closed or at the maximum. */
-export function followUp(store: Store, id: string, input: { message: string; key: string }, when: WriteContext): { message: Message; duplicate: boolean } {
+export function followUp(
+  store: Store,
+  id: string,
+  input: { message: string; key: string },
+  when: WriteContext,
+): { message: Message; duplicate: boolean } {
   return store.transaction(() => {
     const original = store.messageByKey(id, input.key);
     if (original) {
@@ -155,10 +187,22 @@ function links(baseUrl: string, id: string) {
 }
 
 /** The creation result, with the one-time credential. */
-export function creationResult(opened: { conversation: Conversation; token: string }, baseUrl: string, pollAfterSeconds: number) {
+export function creationResult(
+  opened: { conversation: Conversation; token: string },
+  baseUrl: string,
+  pollAfterSeconds: number,
+) {
   const { conversation, token } = opened;
   const { id, expires_at } = conversation;
-  return { id, access_token: token, token_type: 'Bearer', expires_at, ...links(baseUrl, id), privacy: PRIVACY_STATEMENT, poll_after_seconds: pollAfterSeconds };
+  return {
+    id,
+    access_token: token,
+    token_type: 'Bearer',
+    expires_at,
+    ...links(baseUrl, id),
+    privacy: PRIVACY_STATEMENT,
+    poll_after_seconds: pollAfterSeconds,
+  };
 }
 
 /** The Conversation record. */
@@ -166,7 +210,19 @@ export function conversationRecord(conversation: Conversation, baseUrl: string, 
   const { id, status, created_at, expires_at, last_seq, latest_owner_seq } = conversation;
   const metadata = JSON.parse(conversation.metadata) as Record<string, string>;
   // message_count: seq rises by one with every message, whoever wrote it
-  return { id, status, created_at, expires_at, last_seq, latest_owner_seq, message_count: last_seq, metadata, metadata_verified: false, ...links(baseUrl, id), poll_after_seconds: pollAfterSeconds };
+  return {
+    id,
+    status,
+    created_at,
+    expires_at,
+    last_seq,
+    latest_owner_seq,
+    message_count: last_seq,
+    metadata,
+    metadata_verified: false,
+    ...links(baseUrl, id),
+    poll_after_seconds: pollAfterSeconds,
+  };
 }
 
 /** A page of the history: messages after `after`, in sequence order. */
@@ -177,8 +233,20 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 }
 
 /** The reply signal; a poll sooner than the interval gets the refusal its guard judged. */
-export function checkUpdates(conversation: Conversation, after: number, pollAfterSeconds: number, tooSoon: Refusal | null) {
+export function checkUpdates(
+  conversation: Conversation,
+  after: number,
+  pollAfterSeconds: number,
+  tooSoon: Refusal | null,
+) {
   if (tooSoon) throw tooSoon;
   const { id, status, last_seq, latest_owner_seq } = conversation;
-  return { id, status, last_seq, latest_owner_seq, new_reply: latest_owner_seq > after, poll_after_seconds: pollAfterSeconds };
+  return {
+    id,
+    status,
+    last_seq,
+    latest_owner_seq,
+    new_reply: latest_owner_seq > after,
+    poll_after_seconds: pollAfterSeconds,
+  };
 }

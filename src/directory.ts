@@ -13,7 +13,10 @@ import type { Store } from './store.ts';
 import type { DirectoryQuery, Kind } from './validate.ts';
 
 /** Bytes ready to send, with the ETag that names them. */
-export interface Answer { readonly bytes: Buffer; readonly etag: string }
+export interface Answer {
+  readonly bytes: Buffer;
+  readonly etag: string;
+}
 
 interface Entry {
   readonly listing: Listing;
@@ -52,7 +55,9 @@ export class Directory {
     if (cached) return cached;
     const { entries, total, next_offset } = this.#page(query);
     const items = entries.map((entry) => entry.json).join(',');
-    const bytes = Buffer.from(`{"items":[${items}],"total":${total},"limit":${query.limit},"offset":${query.offset},"next_offset":${next_offset}}\n`);
+    const bytes = Buffer.from(
+      `{"items":[${items}],"total":${total},"limit":${query.limit},"offset":${query.offset},"next_offset":${next_offset}}\n`,
+    );
     const answer = { bytes, etag: etagOf(bytes) };
     if (this.#answers.size >= MAX_CACHED_ANSWERS) this.#answers = new Map();
     this.#answers.set(key, answer);
@@ -102,10 +107,18 @@ export class Directory {
   #page(query: DirectoryQuery): { entries: Entry[]; total: number; next_offset: number | null } {
     const needle = query.q.toLowerCase();
     const category = query.category.toLowerCase();
-    const matches = this.#entries.filter((entry) => (query.kind === null || entry.listing.kind === query.kind) &&
-      (category === '' || entry.category === category) && (needle === '' || entry.searchable.some((text) => text.includes(needle))));
+    const matches = this.#entries.filter(
+      (entry) =>
+        (query.kind === null || entry.listing.kind === query.kind) &&
+        (category === '' || entry.category === category) &&
+        (needle === '' || entry.searchable.some((text) => text.includes(needle))),
+    );
     const end = query.offset + query.limit;
-    return { entries: matches.slice(query.offset, end), total: matches.length, next_offset: end < matches.length ? end : null };
+    return {
+      entries: matches.slice(query.offset, end),
+      total: matches.length,
+      next_offset: end < matches.length ? end : null,
+    };
   }
 }
 
@@ -114,7 +127,14 @@ function toEntry(json: string): Entry {
   const text = (field: string) => String(listing[field] ?? '').toLowerCase();
   const bytes = Buffer.from(`${json}\n`);
   const searchable = ['name', 'slug', 'description', 'category', 'tags'].map(text);
-  return { listing, name: text('name'), category: text('category'), searchable, json, answer: { bytes, etag: etagOf(bytes) } };
+  return {
+    listing,
+    name: text('name'),
+    category: text('category'),
+    searchable,
+    json,
+    answer: { bytes, etag: etagOf(bytes) },
+  };
 }
 
 function byNameThenSlug(a: Entry, b: Entry): number {

@@ -11,7 +11,10 @@ import { refuse, type Refusal } from './refusals.ts';
 import type { Conversation } from './store.ts';
 import { parseQuery, type Query } from './validate.ts';
 
-interface Caller { readonly app: App; readonly clientAddress: string }
+interface Caller {
+  readonly app: App;
+  readonly clientAddress: string;
+}
 
 // A credential must never travel in a URL: a parameter of that name, or any value that
 // looks like one (64 hex characters, alone or after "Bearer").
@@ -39,9 +42,16 @@ export function query<C extends RestContext, R>(handler: (ctx: C & { query: Quer
 }
 
 /** The conversation credential, from exactly one `Authorization: Bearer` header, for the path's id. */
-export function bearer<C extends RestContext, R>(handler: (ctx: C & { conversation: Conversation }) => R): (ctx: C) => R {
+export function bearer<C extends RestContext, R>(
+  handler: (ctx: C & { conversation: Conversation }) => R,
+): (ctx: C) => R {
   return (ctx) => {
-    const conversation = authenticate(ctx.app.store, bearerCredential(ctx.req.rawHeaders), ctx.params.id, ctx.app.now());
+    const conversation = authenticate(
+      ctx.app.store,
+      bearerCredential(ctx.req.rawHeaders),
+      ctx.params.id,
+      ctx.app.now(),
+    );
     return handler({ ...ctx, conversation });
   };
 }
@@ -56,7 +66,9 @@ function bearerCredential(rawHeaders: readonly string[]): string | undefined {
 }
 
 /** The per-address opening limit (CREATE_LIMIT_PER_HOUR): an accepted opening counts. */
-export function openingLimit<C extends Caller, R>(handler: (ctx: C & { overLimit: Refusal | null }) => Promise<R>): (ctx: C) => Promise<R> {
+export function openingLimit<C extends Caller, R>(
+  handler: (ctx: C & { overLimit: Refusal | null }) => Promise<R>,
+): (ctx: C) => Promise<R> {
   return async (ctx) => {
     const { app, clientAddress } = ctx;
     const wait = app.limits.openings.wait(clientAddress, app.now());
@@ -68,7 +80,9 @@ export function openingLimit<C extends Caller, R>(handler: (ctx: C & { overLimit
 }
 
 /** The poll interval of one conversation, whichever door polls it: an accepted poll restarts it. */
-export function pollInterval<C extends Caller & { conversation: Conversation }, R>(handler: (ctx: C & { tooSoon: Refusal | null }) => R): (ctx: C) => R {
+export function pollInterval<C extends Caller & { conversation: Conversation }, R>(
+  handler: (ctx: C & { tooSoon: Refusal | null }) => R,
+): (ctx: C) => R {
   return (ctx) => {
     const { app, conversation } = ctx;
     const wait = app.limits.polls.wait(conversation.id, app.now());

@@ -60,19 +60,33 @@ export type ServerTimeouts = { readonly [K in keyof typeof SERVER_TIMEOUTS]: num
 const MAX_HEADER_BYTES = 16_384;
 
 /** A 200 with the answer's ETag, or a 304 when the client's If-None-Match already has it. */
-export function conditionalReply(req: IncomingMessage, answer: { bytes: Buffer; etag: string }, contentType?: string): Reply {
+export function conditionalReply(
+  req: IncomingMessage,
+  answer: { bytes: Buffer; etag: string },
+  contentType?: string,
+): Reply {
   const headers = { etag: answer.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
   const ifNoneMatch = req.headers['if-none-match'];
-  const matches = ifNoneMatch?.trim() === '*' || ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
+  const matches =
+    ifNoneMatch?.trim() === '*' ||
+    ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
   return matches ? { status: 304, body: '', headers } : { status: 200, body: answer.bytes, headers, contentType };
 }
 
 /** The node:http server, with its limits and answers for what never reaches a route. */
 export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): http.Server {
   const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = timeouts;
-  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize: MAX_HEADER_BYTES });
+  const server = http.createServer({
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    connectionsCheckingInterval,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerUnparsed(err, socket));
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => answerRaw(socket, refuse('methodNotAllowed', 'CONNECT', 'this server', METHODS_FOR_CONNECT)));
+  server.on('connect', (_req: IncomingMessage, socket: Socket) =>
+    answerRaw(socket, refuse('methodNotAllowed', 'CONNECT', 'this server', METHODS_FOR_CONNECT)),
+  );
   // Without this listener Node sends 100 Continue by itself; body.ts sends it once the body is wanted.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   return server;
@@ -97,12 +111,23 @@ export function closeGracefully(server: http.Server, graceMs: number): Promise<v
 }
 
 /** Unknown paths and methods are refused too, after taking from the per-address request limit. */
-const unrouted = (match: { kind: 'not-found' } | { kind: 'method-not-allowed'; pattern: string; allow: string }): Handler =>
+const unrouted = (
+  match: { kind: 'not-found' } | { kind: 'method-not-allowed'; pattern: string; allow: string },
+): Handler =>
   limited((ctx) => {
     const method = ctx.req.method ?? 'GET';
     if (match.kind === 'not-found') throw refuse('noRoute', method); // the path is not echoed: it may hold a credential
     if (method !== 'OPTIONS') throw refuse('methodNotAllowed', method, match.pattern, match.allow);
-    return { status: 204, body: '', headers: { allow: match.allow, 'access-control-allow-methods': match.allow, 'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key', 'access-control-max-age': '86400' } };
+    return {
+      status: 204,
+      body: '',
+      headers: {
+        allow: match.allow,
+        'access-control-allow-methods': match.allow,
+        'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+        'access-control-max-age': '86400',
+      },
+    };
   });
 
 /** The 'request' listener for a route table. */
@@ -117,18 +142,33 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
     const { path, rawQuery } = splitTarget(req.url ?? '/');
     let route: string | null = null;
     const log = (status: number | null, extra: Record<string, string | number | boolean> = {}) =>
-      app.log({ time: new Date().toISOString(), request_id: requestId, method, route, status, duration_ms: Math.round((performance.now() - started) * 100) / 100, client: clientAddress, ...extra });
+      app.log({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        method,
+        route,
+        status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        client: clientAddress,
+        ...extra,
+      });
     const respond = (status: number, body: string | Buffer, headers: Headers = {}, contentType = JSON_TYPE) => {
       const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      const head: Headers = { ...(path === OWN_CORS_PATH ? {} : ANY_ORIGIN), 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
+      const head: Headers = {
+        ...(path === OWN_CORS_PATH ? {} : ANY_ORIGIN),
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+      };
       if (path.startsWith(PRIVATE_PREFIX)) head['cache-control'] = 'no-store';
-      if (bytes.length > 0) Object.assign(head, { 'content-type': contentType, 'content-length': String(bytes.length) });
+      if (bytes.length > 0)
+        Object.assign(head, { 'content-type': contentType, 'content-length': String(bytes.length) });
       res.writeHead(status, { ...head, ...headers }).end(bytes);
       log(status);
     };
 
     const settle = (reply: Reply) => {
-      const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
+      const body =
+        typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
       respond(reply.status, body, reply.headers, reply.contentType);
     };
     const fail = (err: unknown) => {
@@ -143,7 +183,15 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler>[]
       const handler = match.kind === 'found' ? match.handler : unrouted(match);
       route = match.kind === 'not-found' ? null : match.pattern;
       const params = match.kind === 'found' ? match.params : {};
-      const reply = handler({ app, req, rawQuery, params, clientAddress, requestId, readJson: (maxBytes) => readJsonBody(req, res, maxBytes) });
+      const reply = handler({
+        app,
+        req,
+        rawQuery,
+        params,
+        clientAddress,
+        requestId,
+        readJson: (maxBytes) => readJsonBody(req, res, maxBytes),
+      });
       if (reply instanceof Promise) reply.then(settle, fail);
       else settle(reply);
     } catch (err) {
@@ -157,7 +205,9 @@ function splitTarget(target: string): { path: string; rawQuery: string } {
   const relative = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
   const withoutHash = relative.split('#')[0] as string;
   const mark = withoutHash.indexOf('?');
-  return mark === -1 ? { path: withoutHash, rawQuery: '' } : { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
+  return mark === -1
+    ? { path: withoutHash, rawQuery: '' }
+    : { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
 }
 
 function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
@@ -173,12 +223,27 @@ function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
 function answerUnparsed(err: NodeJS.ErrnoException, socket: Socket): void {
   const responseStarted = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || responseStarted) return void socket.destroy();
-  answerRaw(socket, err.code === 'HPE_HEADER_OVERFLOW' ? refuse('headersTooLarge') : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refuse('requestTimeout') : refuse('malformedHttp'));
+  answerRaw(
+    socket,
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? refuse('headersTooLarge')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? refuse('requestTimeout')
+        : refuse('malformedHttp'),
+  );
 }
 
 /** Writes a refusal straight to a socket that has no response object, and closes it. */
 function answerRaw(socket: Socket, refusal: Refusal): void {
   const body = `${errorBody(refusal)}\n`;
-  const headers = Object.entries({ ...refusal.headers, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), 'access-control-allow-origin': '*', connection: 'close' });
-  socket.end(`HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+  const headers = Object.entries({
+    ...refusal.headers,
+    'content-type': JSON_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+    'access-control-allow-origin': '*',
+    connection: 'close',
+  });
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`,
+  );
 }

@@ -27,7 +27,9 @@ export function createRequestLimiter(capacity: number) {
         if (bucket.tokens + (now - bucket.updatedAt) * refillPerMs >= capacity) buckets.delete(key);
       }
     },
-    get size() { return buckets.size; },
+    get size() {
+      return buckets.size;
+    },
   };
 }
 

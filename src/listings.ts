@@ -12,13 +12,37 @@ const DETAIL_NAMES_HINT =
 
 /** The spec's main fields, always present, in the order they are served. */
 export const REQUIRED_FIELDS = [
-  'slug', 'kind', 'name', 'category', 'description', 'url', 'docs_url', 'tags', 'details', 'verified_at', 'status',
+  'slug',
+  'kind',
+  'name',
+  'category',
+  'description',
+  'url',
+  'docs_url',
+  'tags',
+  'details',
+  'verified_at',
+  'status',
 ] as const;
 
 /** The spec's additional fields: present only on listings that have them, never null. */
 export const OPTIONAL_FIELDS = [
-  'entry_url', 'entry_type', 'auth_type', 'auth_note', 'quickstart', 'example_request', 'writes', 'writes_note',
-  'rate_limits', 'gotchas', 'tested_by', 'last_tested_at', 'check_status', 'checked_at', 'disclosure', 'field_notes',
+  'entry_url',
+  'entry_type',
+  'auth_type',
+  'auth_note',
+  'quickstart',
+  'example_request',
+  'writes',
+  'writes_note',
+  'rate_limits',
+  'gotchas',
+  'tested_by',
+  'last_tested_at',
+  'check_status',
+  'checked_at',
+  'disclosure',
+  'field_notes',
 ] as const;
 
 export const URL_FIELDS = new Set(['url', 'docs_url', 'entry_url']);
@@ -41,7 +65,8 @@ export function parseListings(input: unknown): Listing[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   const listings = input.map((item, index) => {
-    const label = typeof item?.slug === 'string' && item.slug ? `listing ${index} ("${item.slug}")` : `listing ${index}`;
+    const label =
+      typeof item?.slug === 'string' && item.slug ? `listing ${index} ("${item.slug}")` : `listing ${index}`;
     const found: string[] = [];
     const listing = parseListing(item, (field, problem) => found.push(`${label}: ${field} ${problem}`));
     if (typeof item?.slug === 'string') {
@@ -85,7 +110,12 @@ function parseListing(item: unknown, problem: (field: string, text: string) => v
   for (const field of [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]) {
     const required = (REQUIRED_FIELDS as readonly string[]).includes(field);
     if (!(field in source) && !required) continue;
-    const failure = !(field in source) || source[field] === null ? (required ? 'is required' : 'must be left out rather than null') : fieldProblem(field, source[field]);
+    const failure =
+      !(field in source) || source[field] === null
+        ? required
+          ? 'is required'
+          : 'must be left out rather than null'
+        : fieldProblem(field, source[field]);
     if (failure) problem(field, failure);
     else listing[field] = source[field] as Listing[string];
   }
@@ -104,19 +134,27 @@ function checkFieldNotes(listing: Listing, problem: (field: string, text: string
   const claims = new Set([...Object.keys(listing), ...Object.keys(details ?? {}).map((name) => `details.${name}`)]);
   (listing.field_notes as unknown[]).forEach((item, index) => {
     const at = `field_notes[${index}]`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return problem(at, 'must be an object { field, source, note, seen_at }');
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      return problem(at, 'must be an object { field, source, note, seen_at }');
     const note = item as Record<string, unknown>;
     const extra = Object.keys(note).filter((key) => !NOTE_KEYS.includes(key));
     if (extra.length > 0) problem(at, `has unknown members (${extra.join(', ')}); allowed: ${NOTE_KEYS.join(', ')}`);
     if (typeof note.field !== 'string' || !claims.has(note.field)) {
-      problem(`${at}.field`, `must name a field this listing has, or details.<member>, got ${JSON.stringify(note.field ?? null)}`);
+      problem(
+        `${at}.field`,
+        `must name a field this listing has, or details.<member>, got ${JSON.stringify(note.field ?? null)}`,
+      );
     }
     if (typeof note.source !== 'string' || !/^https:\/\/[^\s]+$/.test(note.source)) {
       problem(`${at}.source`, `must be the https URL of the page read, got ${JSON.stringify(note.source ?? null)}`);
     }
-    if (typeof note.note !== 'string' || note.note.trim() === '') problem(`${at}.note`, 'must say in one sentence what the page says');
+    if (typeof note.note !== 'string' || note.note.trim() === '')
+      problem(`${at}.note`, 'must say in one sentence what the page says');
     if (typeof note.seen_at !== 'string' || !isDate(note.seen_at)) {
-      problem(`${at}.seen_at`, `must be the day the page was read, as YYYY-MM-DD, got ${JSON.stringify(note.seen_at ?? null)}`);
+      problem(
+        `${at}.seen_at`,
+        `must be the day the page was read, as YYYY-MM-DD, got ${JSON.stringify(note.seen_at ?? null)}`,
+      );
     }
   });
 }
@@ -124,19 +162,26 @@ function checkFieldNotes(listing: Listing, problem: (field: string, text: string
 /** What is wrong with one field's value, or null. */
 function fieldProblem(field: string, value: unknown): string | null {
   if (field === 'details') {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`;
-    const bad = Object.entries(value).filter(([, v]) => typeof v !== 'string').map(([k]) => k);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`;
+    const bad = Object.entries(value)
+      .filter(([, v]) => typeof v !== 'string')
+      .map(([k]) => k);
     return bad.length > 0 ? `members must be strings (not: ${bad.join(', ')})` : null;
   }
-  if (field === 'field_notes') return Array.isArray(value) ? null : 'must be an array of notes { field, source, note, seen_at }';
+  if (field === 'field_notes')
+    return Array.isArray(value) ? null : 'must be an array of notes { field, source, note, seen_at }';
   if (typeof value !== 'string') return 'must be a string';
-  if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value)) return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
+  if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value))
+    return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
   if (field === 'kind' && !KINDS.includes(value)) return `must be one of ${KINDS.join(', ')}, got "${value}"`;
   if (field === 'status' && !STATUSES.includes(value)) return `must be one of ${STATUSES.join(', ')}, got "${value}"`;
-  if ((field === 'name' || field === 'category' || field === 'description') && value.trim() === '') return 'must not be empty';
+  if ((field === 'name' || field === 'category' || field === 'description') && value.trim() === '')
+    return 'must not be empty';
   if (URL_FIELDS.has(field) && !/^https?:\/\/[^\s]+$/.test(value)) return `must be an http(s) URL, got "${value}"`;
   if (DATE_FIELDS.has(field) && !isDate(value)) return `must be a date as YYYY-MM-DD, got "${value}"`;
-  if (field === 'checked_at' && value !== '' && !isDate(value)) return `must be a date as YYYY-MM-DD or empty, got "${value}"`;
+  if (field === 'checked_at' && value !== '' && !isDate(value))
+    return `must be a date as YYYY-MM-DD or empty, got "${value}"`;
   return null;
 }
 

@@ -6,7 +6,9 @@
 try {
   await import('node:sqlite');
 } catch {
-  console.error(`Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`);
+  console.error(
+    `Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`,
+  );
   process.exit(1);
 }
 const { ConfigError, loadConfig } = await import('./config.ts');
@@ -40,6 +42,7 @@ function startupProblem(err: unknown): string {
   if (err instanceof ListingsError) return `invalid listings: ${err.problems.join('; ')}`;
   const error = err as NodeJS.ErrnoException;
   if (error.code === 'EADDRINUSE') return `the port is already in use (${error.message}); set PORT to a free one`;
-  if (error.code === 'ERR_SQLITE_ERROR' || error.code?.startsWith('E')) return `the database at DB_PATH cannot be opened: ${error.message}`;
+  if (error.code === 'ERR_SQLITE_ERROR' || error.code?.startsWith('E'))
+    return `the database at DB_PATH cannot be opened: ${error.message}`;
   return error.message ?? String(err);
 }

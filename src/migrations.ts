@@ -53,7 +53,9 @@ const MIGRATIONS: readonly string[] = [
 export function migrate(db: DatabaseSync): void {
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (current > MIGRATIONS.length) {
-    throw new Error(`the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); run a newer release`);
+    throw new Error(
+      `the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); run a newer release`,
+    );
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.exec('BEGIN IMMEDIATE');

@@ -10,7 +10,12 @@ import { spawn } from 'node:child_process';
 import type { Log } from './accesslog.ts';
 import { isoTime } from './time.ts';
 
-export interface NewClientMessage { readonly conversationId: string; readonly seq: number; readonly agentName: string; readonly message: string }
+export interface NewClientMessage {
+  readonly conversationId: string;
+  readonly seq: number;
+  readonly agentName: string;
+  readonly message: string;
+}
 
 // A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
 const NOTIFY_TIMEOUT_MS = 30_000;
@@ -21,12 +26,23 @@ const MAX_WAITING_NOTIFICATIONS = 1000;
 /** The limits; tests lower them to see each one act without waiting 30 s or queueing a thousand messages. */
 const NOTIFIER_LIMITS = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
 
-export function createNotifier(command: readonly string[] | null, log: Log, { maxWaiting, timeoutMs } = NOTIFIER_LIMITS) {
+export function createNotifier(
+  command: readonly string[] | null,
+  log: Log,
+  { maxWaiting, timeoutMs } = NOTIFIER_LIMITS,
+) {
   const waiting: NewClientMessage[] = [];
   let running = false;
 
   const failed = (event: NewClientMessage, reason: string) =>
-    log({ time: isoTime(Date.now()), level: 'error', notify: 'failed', conversation_id: event.conversationId, seq: event.seq, reason });
+    log({
+      time: isoTime(Date.now()),
+      level: 'error',
+      notify: 'failed',
+      conversation_id: event.conversationId,
+      seq: event.seq,
+      reason,
+    });
 
   function runNext(): void {
     const event = waiting.shift();
@@ -42,14 +58,26 @@ export function createNotifier(command: readonly string[] | null, log: Log, { ma
     };
     let child;
     try {
-      const env = { ...process.env, CONVERSATION_ID: event.conversationId, MESSAGE_SEQ: String(event.seq), AGENT_NAME: event.agentName };
-      child = spawn(program, args, { env, stdio: ['pipe', 'ignore', 'ignore'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+      const env = {
+        ...process.env,
+        CONVERSATION_ID: event.conversationId,
+        MESSAGE_SEQ: String(event.seq),
+        AGENT_NAME: event.agentName,
+      };
+      child = spawn(program, args, {
+        env,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+      });
     } catch (err) {
       finish((err as Error).message);
       return;
     }
     child.on('error', (err) => finish(err.message));
-    child.on('exit', (code, signal) => finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`));
+    child.on('exit', (code, signal) =>
+      finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
+    );
     child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
     child.stdin.end(event.message);
   }

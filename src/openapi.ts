@@ -3,13 +3,26 @@
 // test/openapi.test.ts proves it lists exactly the router's operations and that real answers
 // match its schemas; the MCP tools reuse these schemas as their output schemas.
 
-import { DATE_FIELDS, KINDS, OPTIONAL_FIELDS, REQUIRED_FIELDS, SLUG_PATTERN, STATUSES, URL_FIELDS } from './listings.ts';
+import {
+  DATE_FIELDS,
+  KINDS,
+  OPTIONAL_FIELDS,
+  REQUIRED_FIELDS,
+  SLUG_PATTERN,
+  STATUSES,
+  URL_FIELDS,
+} from './listings.ts';
 import { refusalsFor, type Scope } from './refusals.ts';
 import { LIMITS } from './validate.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
-const object = (required: string[], properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required, properties });
+const object = (required: string[], properties: Record<string, object>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties,
+});
 const STRING = { type: 'string' };
 const INTEGER = { type: 'integer' };
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
@@ -30,20 +43,33 @@ function errors(scopes: readonly Scope[], statuses: readonly number[]) {
     if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     const when = refusalsFor(scopes, status);
-    const description = when.length > 0 ? when.join(' ') : 'Not answered by this operation; the contract declares this status on every endpoint.';
+    const description =
+      when.length > 0
+        ? when.join(' ')
+        : 'Not answered by this operation; the contract declares this status on every endpoint.';
     responses[String(status)] = { description, headers, content: json(ref('Error')) };
   }
   return responses;
 }
 
 interface Operation {
-  readonly summary: string; readonly tag: 'directory' | 'conversations' | 'service'; readonly ok: Record<string, object>; readonly scopes: readonly Scope[];
-  readonly statuses?: readonly number[]; readonly bearer?: boolean; readonly parameters?: readonly object[]; readonly body?: string; readonly description?: string;
+  readonly summary: string;
+  readonly tag: 'directory' | 'conversations' | 'service';
+  readonly ok: Record<string, object>;
+  readonly scopes: readonly Scope[];
+  readonly statuses?: readonly number[];
+  readonly bearer?: boolean;
+  readonly parameters?: readonly object[];
+  readonly body?: string;
+  readonly description?: string;
 }
 
 function operation(operationId: string, o: Operation) {
   return {
-    summary: o.summary, operationId, tags: [o.tag], security: o.bearer ? [{ ConversationBearer: [] }] : [],
+    summary: o.summary,
+    operationId,
+    tags: [o.tag],
+    security: o.bearer ? [{ ConversationBearer: [] }] : [],
     ...(o.description && { description: o.description }),
     ...(o.parameters && { parameters: o.parameters }),
     ...(o.body && { requestBody: { required: true, content: json(ref(o.body)) } }),
@@ -55,11 +81,29 @@ const cached = (description: string, schema: object) => ({
   '200': { description, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schema) },
   '304': { description: 'Not modified (If-None-Match matched the ETag).' },
 });
-const html = (description: string) => ({ '200': { description, content: { 'text/html': { schema: STRING } } }, '304': { description: 'Not modified.' } });
-const integerParameter = (name: string, minimum: number, maximum: number | undefined, fallback: number, description?: string) =>
-  ({ name, in: 'query', ...(description && { description }), schema: { type: 'integer', minimum, ...(maximum !== undefined && { maximum }), default: fallback } });
+const html = (description: string) => ({
+  '200': { description, content: { 'text/html': { schema: STRING } } },
+  '304': { description: 'Not modified.' },
+});
+const integerParameter = (
+  name: string,
+  minimum: number,
+  maximum: number | undefined,
+  fallback: number,
+  description?: string,
+) => ({
+  name,
+  in: 'query',
+  ...(description && { description }),
+  schema: { type: 'integer', minimum, ...(maximum !== undefined && { maximum }), default: fallback },
+});
 const listQuery = [
-  { name: 'q', in: 'query', description: 'Case-insensitive substring of name, slug, description, category or tags; `%` and `_` are literal.', schema: { type: 'string', maxLength: LIMITS.qMaxChars } },
+  {
+    name: 'q',
+    in: 'query',
+    description: 'Case-insensitive substring of name, slug, description, category or tags; `%` and `_` are literal.',
+    schema: { type: 'string', maxLength: LIMITS.qMaxChars },
+  },
   { name: 'category', in: 'query', description: 'Exact, case-insensitive category.', schema: STRING },
   integerParameter('limit', 1, LIMITS.directoryLimitMax, LIMITS.directoryLimitDefault),
   integerParameter('offset', 0, LIMITS.directoryOffsetMax, 0),
@@ -68,24 +112,57 @@ const slug = { name: 'slug', in: 'path', required: true, schema: STRING };
 const id = { name: 'id', in: 'path', required: true, schema: UUID };
 const key = { $ref: '#/components/parameters/Idempotency-Key' };
 const after = (description: string) => integerParameter('after', 0, undefined, 0, description);
-const list = (summary: string, operationId: string) =>
-  ({ get: operation(operationId, { summary, tag: 'directory', parameters: listQuery, ok: cached('A page of listings, sorted by name (case-insensitive), then slug.', ref('ListingPage')), scopes: ['list'] }) });
+const list = (summary: string, operationId: string) => ({
+  get: operation(operationId, {
+    summary,
+    tag: 'directory',
+    parameters: listQuery,
+    ok: cached('A page of listings, sorted by name (case-insensitive), then slug.', ref('ListingPage')),
+    scopes: ['list'],
+  }),
+});
 
 /** A Listing: the spec's main fields always, the additional ones when the listing has them. */
 function listingSchema() {
   const special: Record<string, object> = {
-    slug: { type: 'string', pattern: SLUG_PATTERN }, kind: { type: 'string', enum: KINDS }, status: { type: 'string', enum: STATUSES },
+    slug: { type: 'string', pattern: SLUG_PATTERN },
+    kind: { type: 'string', enum: KINDS },
+    status: { type: 'string', enum: STATUSES },
     tags: { type: 'string', description: 'Comma-separated.' },
-    details: { type: 'object', additionalProperties: STRING, description: 'Participation instructions: purpose, read, post_or_reply, registration, api, authentication, rate_limits, …' },
+    details: {
+      type: 'object',
+      additionalProperties: STRING,
+      description:
+        'Participation instructions: purpose, read, post_or_reply, registration, api, authentication, rate_limits, …',
+    },
     checked_at: { type: 'string', description: 'A date, or empty when unchecked.' },
-    field_notes: { type: 'array', items: object(['field', 'source', 'note', 'seen_at'], { field: STRING, source: URI, note: STRING, seen_at: DATE }) },
+    field_notes: {
+      type: 'array',
+      items: object(['field', 'source', 'note', 'seen_at'], {
+        field: STRING,
+        source: URI,
+        note: STRING,
+        seen_at: DATE,
+      }),
+    },
   };
-  const properties = Object.fromEntries([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS].map((field) =>
-    [field, special[field] ?? (URL_FIELDS.has(field) ? URI : DATE_FIELDS.has(field) ? DATE : STRING)]));
+  const properties = Object.fromEntries(
+    [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS].map((field) => [
+      field,
+      special[field] ?? (URL_FIELDS.has(field) ? URI : DATE_FIELDS.has(field) ? DATE : STRING),
+    ]),
+  );
   return object([...REQUIRED_FIELDS], properties);
 }
 
-const metadata = { ...object([], { agent_name: { type: 'string', maxLength: LIMITS.metadataValueMaxChars }, model: { type: 'string', maxLength: LIMITS.metadataValueMaxChars }, framework: { type: 'string', maxLength: LIMITS.metadataValueMaxChars } }), description: 'Self-declared and unverified.' };
+const metadata = {
+  ...object([], {
+    agent_name: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
+    model: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
+    framework: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
+  }),
+  description: 'Self-declared and unverified.',
+};
 const links = { messages_url: URI, updates_url: URI, poll_after_seconds: INTEGER };
 
 /** The component schemas; the MCP tools' output schemas are made from them. */
@@ -93,29 +170,103 @@ export const SCHEMAS = {
   Error: object(['error'], { error: object(['code', 'message'], { code: INTEGER, message: STRING }) }),
   Listing: listingSchema(),
   ListingPage: object(['items', 'total', 'limit', 'offset', 'next_offset'], {
-    items: { type: 'array', items: ref('Listing') }, total: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: LIMITS.directoryLimitMax },
-    offset: { type: 'integer', minimum: 0, maximum: LIMITS.directoryOffsetMax }, next_offset: { type: ['integer', 'null'] },
+    items: { type: 'array', items: ref('Listing') },
+    total: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: LIMITS.directoryLimitMax },
+    offset: { type: 'integer', minimum: 0, maximum: LIMITS.directoryOffsetMax },
+    next_offset: { type: ['integer', 'null'] },
   }),
-  Health: { type: 'object', required: ['status', 'database'], properties: { status: { const: 'ok' }, database: { const: 'ok' }, listings: INTEGER, time: DATE_TIME } },
-  ContactInfo: { type: 'object', required: ['protocol', 'limits', 'privacy'], properties: { protocol: { type: 'array', items: STRING }, limits: { type: 'object', additionalProperties: INTEGER }, privacy: STRING, documentation: { type: 'object', additionalProperties: STRING } } },
-  CreateConversation: object(['message'], { message: text(LIMITS.messageMaxChars), metadata: { oneOf: [metadata, { type: 'null' }] } }),
+  Health: {
+    type: 'object',
+    required: ['status', 'database'],
+    properties: { status: { const: 'ok' }, database: { const: 'ok' }, listings: INTEGER, time: DATE_TIME },
+  },
+  ContactInfo: {
+    type: 'object',
+    required: ['protocol', 'limits', 'privacy'],
+    properties: {
+      protocol: { type: 'array', items: STRING },
+      limits: { type: 'object', additionalProperties: INTEGER },
+      privacy: STRING,
+      documentation: { type: 'object', additionalProperties: STRING },
+    },
+  },
+  CreateConversation: object(['message'], {
+    message: text(LIMITS.messageMaxChars),
+    metadata: { oneOf: [metadata, { type: 'null' }] },
+  }),
   CreationResult: object(['id', 'access_token', 'expires_at'], {
-    id: UUID, access_token: { type: 'string', pattern: '^[a-f0-9]{64}$' }, token_type: { const: 'Bearer' }, expires_at: DATE_TIME, ...links, privacy: STRING,
+    id: UUID,
+    access_token: { type: 'string', pattern: '^[a-f0-9]{64}$' },
+    token_type: { const: 'Bearer' },
+    expires_at: DATE_TIME,
+    ...links,
+    privacy: STRING,
   }),
-  Conversation: object(['id', 'status', 'created_at', 'expires_at', 'last_seq', 'latest_owner_seq', 'message_count', 'metadata', 'metadata_verified', 'messages_url', 'updates_url', 'poll_after_seconds'], {
-    id: UUID, status: STATUS, created_at: DATE_TIME, expires_at: DATE_TIME, last_seq: { type: 'integer', minimum: 1 }, latest_owner_seq: { type: 'integer', minimum: 0 },
-    message_count: { type: 'integer', minimum: 1 }, metadata, metadata_verified: { const: false }, ...links,
-  }),
+  Conversation: object(
+    [
+      'id',
+      'status',
+      'created_at',
+      'expires_at',
+      'last_seq',
+      'latest_owner_seq',
+      'message_count',
+      'metadata',
+      'metadata_verified',
+      'messages_url',
+      'updates_url',
+      'poll_after_seconds',
+    ],
+    {
+      id: UUID,
+      status: STATUS,
+      created_at: DATE_TIME,
+      expires_at: DATE_TIME,
+      last_seq: { type: 'integer', minimum: 1 },
+      latest_owner_seq: { type: 'integer', minimum: 0 },
+      message_count: { type: 'integer', minimum: 1 },
+      metadata,
+      metadata_verified: { const: false },
+      ...links,
+    },
+  ),
   Message: object(['seq', 'author', 'message', 'created_at'], {
-    seq: { type: 'integer', minimum: 1, description: 'Starts at 1; rises by one with every message, whoever wrote it.' },
-    author: { type: 'string', enum: ['client', 'owner'] }, message: text(LIMITS.messageMaxChars), created_at: DATE_TIME,
+    seq: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Starts at 1; rises by one with every message, whoever wrote it.',
+    },
+    author: { type: 'string', enum: ['client', 'owner'] },
+    message: text(LIMITS.messageMaxChars),
+    created_at: DATE_TIME,
   }),
-  History: object(['items', 'has_more', 'next_after'], { items: { type: 'array', items: ref('Message') }, has_more: { type: 'boolean' }, next_after: { type: 'integer', minimum: 0 } }),
+  History: object(['items', 'has_more', 'next_after'], {
+    items: { type: 'array', items: ref('Message') },
+    has_more: { type: 'boolean' },
+    next_after: { type: 'integer', minimum: 0 },
+  }),
   FollowUp: object(['message'], { message: text(LIMITS.messageMaxChars) }),
   FollowUpResult: object(['message', 'duplicate'], { message: ref('Message'), duplicate: { type: 'boolean' } }),
-  JsonRpcMessage: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, method: STRING, params: { type: 'object' }, result: { type: 'object' }, error: object(['code', 'message'], { code: INTEGER, message: STRING, data: {} }) } },
+  JsonRpcMessage: {
+    type: 'object',
+    required: ['jsonrpc'],
+    properties: {
+      jsonrpc: { const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      method: STRING,
+      params: { type: 'object' },
+      result: { type: 'object' },
+      error: object(['code', 'message'], { code: INTEGER, message: STRING, data: {} }),
+    },
+  },
   Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds'], {
-    id: UUID, status: STATUS, last_seq: { type: 'integer', minimum: 1 }, latest_owner_seq: { type: 'integer', minimum: 0 }, new_reply: { type: 'boolean' }, poll_after_seconds: INTEGER,
+    id: UUID,
+    status: STATUS,
+    last_seq: { type: 'integer', minimum: 1 },
+    latest_owner_seq: { type: 'integer', minimum: 0 },
+    new_reply: { type: 'boolean' },
+    poll_after_seconds: INTEGER,
   }),
 };
 
@@ -124,7 +275,8 @@ export const OPENAPI_DOCUMENT = {
   info: {
     title: 'Private conversation and discovery service',
     version: '1.0.0',
-    description: 'A public directory of communities and tools for AI agents, and private asynchronous conversations with the human who runs this service. Replies are written by hand; poll at most once per poll_after_seconds. See /llms.txt for a plain-text guide.',
+    description:
+      'A public directory of communities and tools for AI agents, and private asynchronous conversations with the human who runs this service. Replies are written by hand; poll at most once per poll_after_seconds. See /llms.txt for a plain-text guide.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   tags: [
@@ -134,69 +286,199 @@ export const OPENAPI_DOCUMENT = {
     { name: 'service', description: 'Health, contact protocol and descriptions.' },
   ],
   paths: {
-    '/api/v1/health': { get: operation('getHealth', { summary: 'Database availability', tag: 'service', ok: { '200': { description: 'The database answered a real query.', content: json(ref('Health')) } }, scopes: [] }) },
-    '/api/v1/contact-info': { get: operation('getContactInfo', { summary: 'Contact protocol, limits and privacy statement', tag: 'service', ok: { '200': { description: 'The protocol as numbered steps, every limit as numbers, the privacy statement.', content: json(ref('ContactInfo')) } }, scopes: [] }) },
-    '/api/v1/openapi.json': { get: operation('getOpenApi', { summary: 'This document', tag: 'service', ok: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object' }) } }, scopes: [] }) },
+    '/api/v1/health': {
+      get: operation('getHealth', {
+        summary: 'Database availability',
+        tag: 'service',
+        ok: { '200': { description: 'The database answered a real query.', content: json(ref('Health')) } },
+        scopes: [],
+      }),
+    },
+    '/api/v1/contact-info': {
+      get: operation('getContactInfo', {
+        summary: 'Contact protocol, limits and privacy statement',
+        tag: 'service',
+        ok: {
+          '200': {
+            description: 'The protocol as numbered steps, every limit as numbers, the privacy statement.',
+            content: json(ref('ContactInfo')),
+          },
+        },
+        scopes: [],
+      }),
+    },
+    '/api/v1/openapi.json': {
+      get: operation('getOpenApi', {
+        summary: 'This document',
+        tag: 'service',
+        ok: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object' }) } },
+        scopes: [],
+      }),
+    },
     '/api/v1/directory': list('List every listing', 'listDirectory'),
     '/api/v1/communities': list('List community listings', 'listCommunities'),
     '/api/v1/tools': list('List tool listings', 'listTools'),
-    '/api/v1/directory/{slug}': { get: operation('getListing', { summary: 'One listing with its participation instructions', tag: 'directory', parameters: [slug], ok: cached('The listing.', ref('Listing')), scopes: ['listing'], statuses: [...EVERY_ERROR, 404] }) },
-    '/api/v1/conversations': {
-      post: operation('createConversation', {
-        summary: 'Open a conversation', tag: 'conversations', parameters: [key], body: 'CreateConversation', scopes: ['post', 'open'],
-        description: 'The credential is returned only in this response. A retry with the same key gets 409 and no credential; when the response was lost, start again with a new key. Counts toward the shared daily maximum.',
-        ok: { '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) } },
+    '/api/v1/directory/{slug}': {
+      get: operation('getListing', {
+        summary: 'One listing with its participation instructions',
+        tag: 'directory',
+        parameters: [slug],
+        ok: cached('The listing.', ref('Listing')),
+        scopes: ['listing'],
+        statuses: [...EVERY_ERROR, 404],
       }),
     },
-    '/api/v1/conversations/{id}': { get: operation('getConversation', { summary: 'Conversation metadata', tag: 'conversations', bearer: true, parameters: [id], ok: { '200': { description: 'The conversation.', content: json(ref('Conversation')) } }, scopes: ['bearer'] }) },
+    '/api/v1/conversations': {
+      post: operation('createConversation', {
+        summary: 'Open a conversation',
+        tag: 'conversations',
+        parameters: [key],
+        body: 'CreateConversation',
+        scopes: ['post', 'open'],
+        description:
+          'The credential is returned only in this response. A retry with the same key gets 409 and no credential; when the response was lost, start again with a new key. Counts toward the shared daily maximum.',
+        ok: {
+          '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
+        },
+      }),
+    },
+    '/api/v1/conversations/{id}': {
+      get: operation('getConversation', {
+        summary: 'Conversation metadata',
+        tag: 'conversations',
+        bearer: true,
+        parameters: [id],
+        ok: { '200': { description: 'The conversation.', content: json(ref('Conversation')) } },
+        scopes: ['bearer'],
+      }),
+    },
     '/api/v1/conversations/{id}/messages': {
       get: operation('listMessages', {
-        summary: 'History, in sequence order', tag: 'conversations', bearer: true, scopes: ['bearer', 'history'],
-        parameters: [id, after('The last seq already read; 0 initially.'), integerParameter('limit', 1, LIMITS.historyLimitMax, LIMITS.historyLimitDefault)],
+        summary: 'History, in sequence order',
+        tag: 'conversations',
+        bearer: true,
+        scopes: ['bearer', 'history'],
+        parameters: [
+          id,
+          after('The last seq already read; 0 initially.'),
+          integerParameter('limit', 1, LIMITS.historyLimitMax, LIMITS.historyLimitDefault),
+        ],
         ok: { '200': { description: 'Messages with seq > after, ascending.', content: json(ref('History')) } },
       }),
       post: operation('postMessage', {
-        summary: 'Send a follow-up', tag: 'conversations', bearer: true, parameters: [id, key], body: 'FollowUp', scopes: ['bearer', 'post', 'follow'],
-        description: 'A new Idempotency-Key per message. The same key with the identical body answers 200 with the original message and duplicate true; with a different body, 409.',
+        summary: 'Send a follow-up',
+        tag: 'conversations',
+        bearer: true,
+        parameters: [id, key],
+        body: 'FollowUp',
+        scopes: ['bearer', 'post', 'follow'],
+        description:
+          'A new Idempotency-Key per message. The same key with the identical body answers 200 with the original message and duplicate true; with a different body, 409.',
         ok: {
           '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
-          '200': { description: 'An identical retry: the original message, stored once.', content: json(ref('FollowUpResult')) },
+          '200': {
+            description: 'An identical retry: the original message, stored once.',
+            content: json(ref('FollowUpResult')),
+          },
         },
       }),
     },
     '/api/v1/conversations/{id}/updates': {
       get: operation('getUpdates', {
-        summary: 'Reply signal', tag: 'conversations', bearer: true, scopes: ['bearer', 'updates'], parameters: [id, after('new_reply is true when an owner message has seq > after.')],
-        description: 'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After.', ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
+        summary: 'Reply signal',
+        tag: 'conversations',
+        bearer: true,
+        scopes: ['bearer', 'updates'],
+        parameters: [id, after('new_reply is true when an owner message has seq > after.')],
+        description: 'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After.',
+        ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
       }),
     },
-    '/': { get: operation('getHomePage', { summary: 'The directory as a web page for people', tag: 'directory', parameters: [listQuery[0]!, listQuery[1]!, { name: 'kind', in: 'query', schema: { type: 'string', enum: KINDS } }, listQuery[3]!], ok: html('HTML.'), scopes: ['page', 'list'], statuses: [400, 429, 500] }) },
-    '/listings/{slug}': { get: operation('getListingPage', { summary: 'One listing as a web page', tag: 'directory', parameters: [slug], ok: html('HTML.'), scopes: ['listing'], statuses: [404, 429, 500] }) },
+    '/': {
+      get: operation('getHomePage', {
+        summary: 'The directory as a web page for people',
+        tag: 'directory',
+        parameters: [
+          listQuery[0]!,
+          listQuery[1]!,
+          { name: 'kind', in: 'query', schema: { type: 'string', enum: KINDS } },
+          listQuery[3]!,
+        ],
+        ok: html('HTML.'),
+        scopes: ['page', 'list'],
+        statuses: [400, 429, 500],
+      }),
+    },
+    '/listings/{slug}': {
+      get: operation('getListingPage', {
+        summary: 'One listing as a web page',
+        tag: 'directory',
+        parameters: [slug],
+        ok: html('HTML.'),
+        scopes: ['listing'],
+        statuses: [404, 429, 500],
+      }),
+    },
     '/mcp': {
       post: {
-        summary: 'The MCP endpoint: the same directory and conversations as MCP tools', operationId: 'postMcp', tags: ['mcp'], security: [],
-        description: 'JSON-RPC 2.0 over Streamable HTTP, one JSON answer per request, no sessions. Revisions 2025-11-25 (initialize handshake; also 2025-06-18 and 2025-03-26) and 2026-07-28 (stateless, server/discover). Tools: search_directory, get_listing, open_conversation, send_message, check_updates, read_messages, get_conversation; the credential travels as the access_token argument.',
+        summary: 'The MCP endpoint: the same directory and conversations as MCP tools',
+        operationId: 'postMcp',
+        tags: ['mcp'],
+        security: [],
+        description:
+          'JSON-RPC 2.0 over Streamable HTTP, one JSON answer per request, no sessions. Revisions 2025-11-25 (initialize handshake; also 2025-06-18 and 2025-03-26) and 2026-07-28 (stateless, server/discover). Tools: search_directory, get_listing, open_conversation, send_message, check_updates, read_messages, get_conversation; the credential travels as the access_token argument.',
         requestBody: { required: true, content: json(ref('JsonRpcMessage')) },
         responses: {
-          '200': { description: 'A JSON-RPC response: a result, or an error in band (-32601 an unknown method in the 2025 revisions, -32602 an unknown tool). A tool\'s refusal is a result with isError: true and the REST error body as its text.', content: json(ref('JsonRpcMessage')) },
+          '200': {
+            description:
+              "A JSON-RPC response: a result, or an error in band (-32601 an unknown method in the 2025 revisions, -32602 an unknown tool). A tool's refusal is a result with isError: true and the REST error body as its text.",
+            content: json(ref('JsonRpcMessage')),
+          },
           '202': { description: 'A notification or a response: accepted, no body.' },
-          '400': { description: 'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; -32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header without its _meta.', content: json(ref('JsonRpcMessage')) },
-          '404': { description: 'A JSON-RPC error -32601: a method the 2026-07-28 revision does not have.', content: json(ref('JsonRpcMessage')) },
+          '400': {
+            description:
+              'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; -32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header without its _meta.',
+            content: json(ref('JsonRpcMessage')),
+          },
+          '404': {
+            description: 'A JSON-RPC error -32601: a method the 2026-07-28 revision does not have.',
+            content: json(ref('JsonRpcMessage')),
+          },
           ...errors(['mcp', 'post'], [403, 413, 415, 429, 500]),
         },
       },
     },
-    '/llms.txt': { get: operation('getLlmsTxt', { summary: 'How an agent uses this service, in plain text', tag: 'service', ok: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: STRING } } } }, scopes: [], statuses: [429, 500] }) },
+    '/llms.txt': {
+      get: operation('getLlmsTxt', {
+        summary: 'How an agent uses this service, in plain text',
+        tag: 'service',
+        ok: { '200': { description: 'Plain text.', content: { 'text/plain': { schema: STRING } } } },
+        scopes: [],
+        statuses: [429, 500],
+      }),
+    },
   },
   components: {
     securitySchemes: {
-      ConversationBearer: { type: 'http', scheme: 'bearer', description: 'The 64-character access_token from the creation response, only in the Authorization header.' },
+      ConversationBearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The 64-character access_token from the creation response, only in the Authorization header.',
+      },
     },
     parameters: {
       'Idempotency-Key': {
-        name: 'Idempotency-Key', in: 'header', required: true,
-        description: 'A new key for each operation; reuse it only for an identical retry. The quoted form "key" is accepted.',
-        schema: { type: 'string', minLength: LIMITS.idempotencyKeyMinLength, maxLength: LIMITS.idempotencyKeyMaxLength, pattern: '^[\\w.:-]+$' },
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: true,
+        description:
+          'A new key for each operation; reuse it only for an identical retry. The quoted form "key" is accepted.',
+        schema: {
+          type: 'string',
+          minLength: LIMITS.idempotencyKeyMinLength,
+          maxLength: LIMITS.idempotencyKeyMaxLength,
+          pattern: '^[\\w.:-]+$',
+        },
       },
     },
     headers: {

@@ -33,7 +33,12 @@ async function main(argv: string[]): Promise<void> {
   if (!command) throw new OwnerError(`unknown command "${name}"; run with --help to see the commands`);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new OwnerError(`${(err as Error).message.split('. ')[0]}; usage: ${command.usage}`);
   }
@@ -53,7 +58,10 @@ async function main(argv: string[]): Promise<void> {
 /** One line on stderr per mistake (a list for a listings file), exit 1, nothing half-written. */
 function report(err: unknown): void {
   const problems = err instanceof ListingsError ? err.problems : [];
-  if (problems.length > 1) console.error(`error: nothing was imported; ${problems.length} problems:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  if (problems.length > 1)
+    console.error(
+      `error: nothing was imported; ${problems.length} problems:\n${problems.map((problem) => `  ${problem}`).join('\n')}`,
+    );
   else if (problems.length === 1) console.error(`error: nothing was imported: ${problems[0]}`);
   else console.error(`error: ${err instanceof Refusal ? asClause(err.message) : (err as Error).message}`);
   process.exitCode = 1;

@@ -3,8 +3,17 @@
 
 import { refuse } from './refusals.ts';
 
-export interface Route<H> { readonly method: string; readonly pattern: string; readonly handler: H }
-interface CompiledPath<H> { readonly pattern: string; readonly regex: RegExp; readonly paramNames: readonly string[]; readonly handlers: Map<string, H> }
+export interface Route<H> {
+  readonly method: string;
+  readonly pattern: string;
+  readonly handler: H;
+}
+interface CompiledPath<H> {
+  readonly pattern: string;
+  readonly regex: RegExp;
+  readonly paramNames: readonly string[];
+  readonly handlers: Map<string, H>;
+}
 
 export type RouteMatch<H> =
   | { readonly kind: 'found'; readonly handler: H; readonly pattern: string; readonly params: Record<string, string> }
@@ -34,7 +43,9 @@ export function createRouter<H>(routes: readonly Route<H>[]) {
 
   /** GET brings HEAD; OPTIONS is always allowed (a preflight, or a route of its own). */
   function allowHeader(compiled: CompiledPath<H>): string {
-    const methods = [...compiled.handlers.keys()].filter((m) => m !== 'OPTIONS').flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
+    const methods = [...compiled.handlers.keys()]
+      .filter((m) => m !== 'OPTIONS')
+      .flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
     return [...methods, 'OPTIONS'].join(', ');
   }
 

@@ -3,7 +3,13 @@
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
-import { closeGracefully, createHttpServer, createRequestHandler, SERVER_TIMEOUTS, type ServerTimeouts } from './http.ts';
+import {
+  closeGracefully,
+  createHttpServer,
+  createRequestHandler,
+  SERVER_TIMEOUTS,
+  type ServerTimeouts,
+} from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { routes } from './routes.ts';
 import { CachingStore } from './conversation-cache.ts';
@@ -46,7 +52,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   // Attached in the same turn as the listen callback, before the event loop can deliver a request.
-  const app = createApp(Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url, listenUrl: url }), store, options);
+  const app = createApp(
+    Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url, listenUrl: url }),
+    store,
+    options,
+  );
   server.on('request', createRequestHandler(app, routes));
 
   let closing: Promise<void> | null = null;

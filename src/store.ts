@@ -16,12 +16,30 @@ export type Author = 'client' | 'owner';
 
 /** A row of conversations; metadata is the JSON object as declared, unverified. */
 export interface Conversation {
-  readonly id: string; readonly status: ConversationStatus; readonly blocked: 0 | 1; readonly metadata: string;
-  readonly created_at: string; readonly expires_at: string; readonly last_seq: number; readonly latest_owner_seq: number;
+  readonly id: string;
+  readonly status: ConversationStatus;
+  readonly blocked: 0 | 1;
+  readonly metadata: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly last_seq: number;
+  readonly latest_owner_seq: number;
 }
-export interface Message { readonly seq: number; readonly author: Author; readonly message: string; readonly created_at: string }
-export interface InboxRow extends Conversation { readonly last_message_at: string; readonly last_message: string; readonly last_author: Author }
-export interface ClientMessage extends Message { readonly conversation_id: string; readonly metadata: string }
+export interface Message {
+  readonly seq: number;
+  readonly author: Author;
+  readonly message: string;
+  readonly created_at: string;
+}
+export interface InboxRow extends Conversation {
+  readonly last_message_at: string;
+  readonly last_message: string;
+  readonly last_author: Author;
+}
+export interface ClientMessage extends Message {
+  readonly conversation_id: string;
+  readonly metadata: string;
+}
 
 const CONVERSATION = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
 const MESSAGE = 'seq, author, message, created_at';
@@ -39,22 +57,29 @@ function prepareStatements(db: DatabaseSync) {
 
     listingCount: sql('SELECT count(*) AS count FROM listings'),
     listingTexts: sql('SELECT listing FROM listings ORDER BY slug'),
-    upsertListing: sql('INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing'),
+    upsertListing: sql(
+      'INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing',
+    ),
     removeListing: sql('DELETE FROM listings WHERE slug = ?'),
 
     conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
-    conversationIdsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
+    conversationIdsByPrefix: sql(
+      'SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2',
+    ),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     digestPrefixes: sql("SELECT group_concat(hex(substr(token_hash, 1, 3)), '') AS prefixes FROM conversations"),
-    insertConversation: sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
+    insertConversation:
+      sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
     setStatus: sql('UPDATE conversations SET status = ? WHERE id = ?'),
     setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
-    insertMessage: sql('INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertMessage: sql(
+      'INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
@@ -62,11 +87,17 @@ function prepareStatements(db: DatabaseSync) {
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
 
     dailyCount: sql('SELECT count FROM daily_counts WHERE day = ?'),
-    countToday: sql('INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1'),
+    countToday: sql(
+      'INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1',
+    ),
     recordedDailyLimit: sql("SELECT value FROM settings WHERE name = 'daily_message_limit'"),
-    recordDailyLimit: sql("INSERT INTO settings (name, value) VALUES ('daily_message_limit', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value"),
+    recordDailyLimit: sql(
+      "INSERT INTO settings (name, value) VALUES ('daily_message_limit', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+    ),
 
-    inbox: sql(`SELECT ${CONVERSATION.split(', ').map((c) => `c.${c}`).join(', ')},
+    inbox: sql(`SELECT ${CONVERSATION.split(', ')
+      .map((c) => `c.${c}`)
+      .join(', ')},
               m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
        FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
        WHERE ? OR c.status <> 'closed'
@@ -98,7 +129,9 @@ export class Store {
     }
   }
 
-  close(): void { this.db.close(); }
+  close(): void {
+    this.db.close();
+  }
 
   /** Copies the database online into `file` as one self-contained file; returns what PRAGMA integrity_check says of the copy. */
   async copyTo(file: string): Promise<string> {
@@ -136,73 +169,137 @@ export class Store {
   }
 
   /** For batch.ts only: a write transaction spanning several transaction() calls. */
-  beginWrite(): void { this.#sql.begin.run(); }
-  commitWrite(): void { this.#sql.commit.run(); }
-  rollbackWrite(): void { if (this.db.isTransaction) this.#sql.rollback.run(); }
-  inTransaction(): boolean { return this.db.isTransaction; }
+  beginWrite(): void {
+    this.#sql.begin.run();
+  }
+  commitWrite(): void {
+    this.#sql.commit.run();
+  }
+  rollbackWrite(): void {
+    if (this.db.isTransaction) this.#sql.rollback.run();
+  }
+  inTransaction(): boolean {
+    return this.db.isTransaction;
+  }
 
   /** Changes whenever another connection (the owner script) commits. */
-  dataVersion(): number { return (this.#sql.dataVersion.get() as { data_version: number }).data_version; }
+  dataVersion(): number {
+    return (this.#sql.dataVersion.get() as { data_version: number }).data_version;
+  }
 
-  listingCount(): number { return (this.#sql.listingCount.get() as { count: number }).count; }
-  listingTexts(): string[] { return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing); }
+  listingCount(): number {
+    return (this.#sql.listingCount.get() as { count: number }).count;
+  }
+  listingTexts(): string[] {
+    return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing);
+  }
   /** Inserts or replaces every listing, all or nothing. */
   upsertListings(listings: readonly { readonly slug?: unknown }[]): void {
     this.transaction(() => {
       for (const listing of listings) this.#sql.upsertListing.run(String(listing.slug), JSON.stringify(listing));
     });
   }
-  removeListing(slug: string): boolean { return Number(this.#sql.removeListing.run(slug).changes) > 0; }
+  removeListing(slug: string): boolean {
+    return Number(this.#sql.removeListing.run(slug).changes) > 0;
+  }
 
-  conversationById(id: string): Conversation | undefined { return this.#sql.conversationById.get(id) as Conversation | undefined; }
+  conversationById(id: string): Conversation | undefined {
+    return this.#sql.conversationById.get(id) as Conversation | undefined;
+  }
   /** tokenHash: the credential's SHA-256 in hex */
-  conversationByTokenHash(tokenHash: string): Conversation | undefined { return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined; }
+  conversationByTokenHash(tokenHash: string): Conversation | undefined {
+    return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
+  }
   /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
   conversationIdsByPrefix(prefix: string): string[] {
     return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
   }
   /** Every credential digest's first 3 bytes, in hex, one after the other: one row, however many. */
-  digestPrefixes(): string { return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? ''; }
-  creationKeyUsed(key: string): boolean { return this.#sql.creationKeyUsed.get(key) !== undefined; }
+  digestPrefixes(): string {
+    return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? '';
+  }
+  creationKeyUsed(key: string): boolean {
+    return this.#sql.creationKeyUsed.get(key) !== undefined;
+  }
   insertConversation(conversation: Conversation, tokenHash: string, creationKey: string): void {
     const c = conversation;
-    this.#sql.insertConversation.run(c.id, tokenHash, creationKey, c.status, c.metadata, c.created_at, c.expires_at, c.last_seq, c.latest_owner_seq);
+    this.#sql.insertConversation.run(
+      c.id,
+      tokenHash,
+      creationKey,
+      c.status,
+      c.metadata,
+      c.created_at,
+      c.expires_at,
+      c.last_seq,
+      c.latest_owner_seq,
+    );
   }
-  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void { this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id); }
-  setStatus(id: string, status: ConversationStatus): void { this.#sql.setStatus.run(status, id); }
-  setBlocked(id: string, blocked: boolean): void { this.#sql.setBlocked.run(blocked ? 1 : 0, id); }
+  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
+    this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
+  }
+  setStatus(id: string, status: ConversationStatus): void {
+    this.#sql.setStatus.run(status, id);
+  }
+  setBlocked(id: string, blocked: boolean): void {
+    this.#sql.setBlocked.run(blocked ? 1 : 0, id);
+  }
   /** Deletes conversations whose credential expired by `now`, with their messages (cascade). */
-  deleteExpired(now: string): number { return Number(this.#sql.deleteExpired.run(now).changes); }
+  deleteExpired(now: string): number {
+    return Number(this.#sql.deleteExpired.run(now).changes);
+  }
 
   insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
     const m = message;
     this.#sql.insertMessage.run(conversationId, m.seq, m.author, m.message, m.created_at, idempotencyKey);
   }
-  messageByKey(conversationId: string, key: string): Message | undefined { return this.#sql.messageByKey.get(conversationId, key) as Message | undefined; }
-  messagesAfter(conversationId: string, after: number, limit: number): Message[] { return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[]; }
+  messageByKey(conversationId: string, key: string): Message | undefined {
+    return this.#sql.messageByKey.get(conversationId, key) as Message | undefined;
+  }
+  messagesAfter(conversationId: string, after: number, limit: number): Message[] {
+    return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[];
+  }
   /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
-  clientMessagesSince(since: string): ClientMessage[] { return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[]; }
+  clientMessagesSince(since: string): ClientMessage[] {
+    return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
+  }
 
-  dailyCount(day: string): number { return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0; }
-  countToday(day: string): void { this.#sql.countToday.run(day); }
+  dailyCount(day: string): number {
+    return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0;
+  }
+  countToday(day: string): void {
+    this.#sql.countToday.run(day);
+  }
   /** The daily maximum the server enforces, as it recorded it when it started; undefined before any start. */
   recordedDailyLimit(): number | undefined {
     const row = this.#sql.recordedDailyLimit.get() as { value: string } | undefined;
     return row && Number(row.value);
   }
-  recordDailyLimit(limit: number): void { this.#sql.recordDailyLimit.run(String(limit)); }
+  recordDailyLimit(limit: number): void {
+    this.#sql.recordDailyLimit.run(String(limit));
+  }
 
   /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
-  inbox(includeClosed: boolean): InboxRow[] { return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[]; }
-  allConversations(): Conversation[] { return this.#sql.allConversations.all() as unknown as Conversation[]; }
+  inbox(includeClosed: boolean): InboxRow[] {
+    return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[];
+  }
+  allConversations(): Conversation[] {
+    return this.#sql.allConversations.all() as unknown as Conversation[];
+  }
   /** Unblocked conversations by status, and blocked ones apart. */
   conversationCounts(): { open: number; answered: number; closed: number; blocked: number } {
     const counts = { open: 0, answered: 0, closed: 0, blocked: 0 };
-    for (const row of this.#sql.conversationCounts.all() as { status: ConversationStatus; blocked: number; count: number }[]) {
+    for (const row of this.#sql.conversationCounts.all() as {
+      status: ConversationStatus;
+      blocked: number;
+      count: number;
+    }[]) {
       if (row.blocked) counts.blocked += row.count;
       else counts[row.status] += row.count;
     }
     return counts;
   }
-  messageCount(): number { return (this.#sql.messageCount.get() as { count: number }).count; }
+  messageCount(): number {
+    return (this.#sql.messageCount.get() as { count: number }).count;
+  }
 }

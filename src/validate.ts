@@ -4,14 +4,29 @@
 import { refuse } from './refusals.ts';
 
 export const LIMITS = Object.freeze({
-  bodyBytes: 16384, messageMaxChars: 8000, metadataValueMaxChars: 500, idempotencyKeyMinLength: 8, idempotencyKeyMaxLength: 128,
-  qMaxChars: 120, directoryLimitDefault: 30, directoryLimitMax: 100, directoryOffsetMax: 10000,
-  historyLimitDefault: 50, historyLimitMax: 100, credentialLifetimeDays: 365,
+  bodyBytes: 16384,
+  messageMaxChars: 8000,
+  metadataValueMaxChars: 500,
+  idempotencyKeyMinLength: 8,
+  idempotencyKeyMaxLength: 128,
+  qMaxChars: 120,
+  directoryLimitDefault: 30,
+  directoryLimitMax: 100,
+  directoryOffsetMax: 10000,
+  historyLimitDefault: 50,
+  historyLimitMax: 100,
+  credentialLifetimeDays: 365,
 });
 
 export type Query = ReadonlyMap<string, string>;
 export type Kind = 'community' | 'tool';
-export interface DirectoryQuery { readonly kind: Kind | null; readonly q: string; readonly category: string; readonly limit: number; readonly offset: number }
+export interface DirectoryQuery {
+  readonly kind: Kind | null;
+  readonly q: string;
+  readonly category: string;
+  readonly limit: number;
+  readonly offset: number;
+}
 
 const METADATA_KEYS = ['agent_name', 'model', 'framework'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,7 +82,13 @@ export function searchText(q: string): string {
 export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQuery {
   const q = searchText(query.get('q') ?? '');
   const limit = integerIn(query.get('limit'), 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax);
-  return { kind, q, category: query.get('category') ?? '', limit, offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax) };
+  return {
+    kind,
+    q,
+    category: query.get('category') ?? '',
+    limit,
+    offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax),
+  };
 }
 
 /** The `kind` filter: community or tool; absent means both. */
@@ -79,7 +100,10 @@ export function kindOf(value: unknown): Kind | null {
 
 /** `after` (the last seq read) and `limit` of the history. */
 export function historyRange(after: unknown, limit: unknown): { after: number; limit: number } {
-  return { after: updatesAfter(after), limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax) };
+  return {
+    after: updatesAfter(after),
+    limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax),
+  };
 }
 
 /** `after` of the updates signal. */
@@ -97,13 +121,16 @@ export function conversationId(raw: unknown): string {
 export function idempotencyKeyHeader(header: string | string[] | undefined): string {
   if (header === undefined) throw refuse('keyMissing');
   if (Array.isArray(header) || header.includes(',')) throw refuse('keyRepeated');
-  return idempotencyKey(header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header);
+  return idempotencyKey(
+    header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header,
+  );
 }
 
 /** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
 export function idempotencyKey(key: unknown): string {
   if (typeof key !== 'string') throw refuse('wrongType', 'idempotency_key', 'a string of 8 to 128 characters');
-  if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength) throw refuse('keyLength', key.length);
+  if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength)
+    throw refuse('keyLength', key.length);
   if (!KEY.test(key)) throw refuse('keyCharacters');
   return key;
 }
@@ -132,13 +159,15 @@ export function messageText(value: unknown): string {
 /** Self-declared metadata: any of agent_name, model, framework, each at most 500 characters. */
 export function metadataOf(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw refuse('wrongType', 'metadata', 'an object with any of agent_name, model, framework');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw refuse('wrongType', 'metadata', 'an object with any of agent_name, model, framework');
   const metadata: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (!METADATA_KEYS.includes(key)) throw refuse('unknownMetadataKey', key);
     if (typeof item !== 'string') throw refuse('wrongType', `metadata.${key}`, 'a string');
     const length = codePointLength(item);
-    if (length > LIMITS.metadataValueMaxChars) throw refuse('tooLong', `metadata.${key}`, LIMITS.metadataValueMaxChars, length);
+    if (length > LIMITS.metadataValueMaxChars)
+      throw refuse('tooLong', `metadata.${key}`, LIMITS.metadataValueMaxChars, length);
     if (!item.isWellFormed()) throw refuse('loneSurrogate', `metadata.${key}`);
     metadata[key] = item;
   }

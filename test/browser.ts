@@ -6,7 +6,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { tempDir } from './helpers.ts';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CANDIDATES = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+];
 
 /** The Chromium executable, or undefined when none is installed. */
 export function findChromium(): string | undefined {
@@ -27,11 +32,24 @@ export interface Page {
 export async function openPage(t: TestContext, executable: string): Promise<Page> {
   const profile = tempDir(t);
   // The flags keep Chromium off the network: this machine refuses everything but loopback.
-  const child = spawn(executable, [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
-    '--remote-debugging-port=0', 'about:blank',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    executable,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${profile}`,
+      '--remote-debugging-port=0',
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const exited = new Promise((resolve) => child.on('exit', resolve));
   t.after(async () => {
     child.kill('SIGKILL');
@@ -92,8 +110,13 @@ export async function openPage(t: TestContext, executable: string): Promise<Page
     });
 
   const evaluate = async <T>(expression: string): Promise<T> => {
-    const { result, exceptionDetails } = await command('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
-    if (exceptionDetails) throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+    const { result, exceptionDetails } = await command('Runtime.evaluate', {
+      expression,
+      returnByValue: true,
+      awaitPromise: true,
+    });
+    if (exceptionDetails)
+      throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
     return result.value as T;
   };
 

@@ -12,7 +12,11 @@ import { tempDir } from './helpers.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const open = (store: Store, n: number) =>
-  openConversation(store, { message: `hello ${n}`, metadata: {}, key: `cache-test-key-${n}` }, { at: Date.now(), dailyLimit: 0 });
+  openConversation(
+    store,
+    { message: `hello ${n}`, metadata: {}, key: `cache-test-key-${n}` },
+    { at: Date.now(), dailyLimit: 0 },
+  );
 
 function cachingStore(t: TestContext, capacity?: number): CachingStore {
   const store = new CachingStore(path.join(tempDir(t), 'service.db'), undefined, capacity);
@@ -27,7 +31,11 @@ test('a conversation read inside a write transaction is not kept, so a rollback 
   assert.throws(() =>
     store.transaction(() => {
       ownerReply(store, conversation.id, 'never committed', { at: Date.now(), dailyLimit: null });
-      assert.equal(store.conversationByTokenHash(hash('sha256', token))?.last_seq, 2, 'the transaction sees its own write');
+      assert.equal(
+        store.conversationByTokenHash(hash('sha256', token))?.last_seq,
+        2,
+        'the transaction sees its own write',
+      );
       throw new Error('roll back');
     }),
   );
@@ -46,12 +54,13 @@ test('a change another connection commits shows on the next event-loop turn', as
   assert.equal(store.conversationByTokenHash(hash('sha256', token))?.status, 'answered');
 });
 
-test('this server\'s own writes are seen at once, and lookups stay right past the capacity', async (t) => {
+test("this server's own writes are seen at once, and lookups stay right past the capacity", async (t) => {
   const store = cachingStore(t, 3);
   const opened = [1, 2, 3, 4, 5].map((n) => open(store, n));
   await nextTurn();
   for (let round = 0; round < 2; round++) {
-    for (const { conversation, token } of opened) assert.equal(store.conversationByTokenHash(hash('sha256', token))?.id, conversation.id);
+    for (const { conversation, token } of opened)
+      assert.equal(store.conversationByTokenHash(hash('sha256', token))?.id, conversation.id);
   }
   const { conversation, token } = opened[4]!;
   ownerReply(store, conversation.id, 'An answer.', { at: Date.now(), dailyLimit: null });
@@ -67,7 +76,12 @@ test('credentials issued through another connection, or this one, are known at o
   t.after(() => other.close());
   const theirs = open(other, 2);
   const ours = open(store, 3);
-  assert.equal(store.conversationByTokenHash(hash('sha256', ours.token))?.id, ours.conversation.id, 'this server\'s own, at once');
+  assert.equal(
+    store.conversationByTokenHash(hash('sha256', ours.token))?.id,
+    ours.conversation.id,
+    "this server's own, at once",
+  );
   await nextTurn();
-  for (const { conversation, token } of [mine, theirs, ours]) assert.equal(store.conversationByTokenHash(hash('sha256', token))?.id, conversation.id);
+  for (const { conversation, token } of [mine, theirs, ours])
+    assert.equal(store.conversationByTokenHash(hash('sha256', token))?.id, conversation.id);
 });

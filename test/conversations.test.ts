@@ -3,7 +3,15 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { ownerReply as reply } from '../src/conversations.ts';
 import type { Store } from '../src/store.ts';
-import { assertRefused, fakeClock, newKey, openConversation, request, startServerProcess, startTestService } from './helpers.ts';
+import {
+  assertRefused,
+  fakeClock,
+  newKey,
+  openConversation,
+  request,
+  startServerProcess,
+  startTestService,
+} from './helpers.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const OTHER_ID = '7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11';
@@ -24,7 +32,14 @@ test('opening a conversation returns the id, a one-time credential and the links
   assert.equal(response.headers.get('cache-control'), 'no-store');
   const body = response.body;
   assert.deepEqual(Object.keys(body), [
-    'id', 'access_token', 'token_type', 'expires_at', 'messages_url', 'updates_url', 'privacy', 'poll_after_seconds',
+    'id',
+    'access_token',
+    'token_type',
+    'expires_at',
+    'messages_url',
+    'updates_url',
+    'privacy',
+    'poll_after_seconds',
   ]);
   assert.match(body.id, UUID);
   assert.match(body.access_token, /^[a-f0-9]{64}$/);
@@ -35,7 +50,9 @@ test('opening a conversation returns the id, a one-time credential and the links
   assert.match(body.privacy, /SHA-256/);
   assert.equal(body.poll_after_seconds, 60);
 
-  const history = await request(service.url, 'GET', `/api/v1/conversations/${body.id}/messages`, { token: body.access_token });
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${body.id}/messages`, {
+    token: body.access_token,
+  });
   assert.deepEqual(history.body.items, [
     { seq: 1, author: 'client', message: 'Hello, owner.', created_at: '2026-03-10T12:00:00.000Z' },
   ]);
@@ -87,7 +104,10 @@ test('invalid opening requests get 400 with a message saying what to fix, and st
     [{ message: 'hi', metadata: 'scout' }, /`metadata` must be an object/],
     [{ message: 'hi', metadata: [] }, /`metadata` must be an object/],
     [{ message: 'hi', metadata: { agent_name: 7 } }, /`metadata.agent_name` must be a string/],
-    [{ message: 'hi', metadata: { model: 'x'.repeat(501) } }, /`metadata.model` must be at most 500 characters, got 501/],
+    [
+      { message: 'hi', metadata: { model: 'x'.repeat(501) } },
+      /`metadata.model` must be at most 500 characters, got 501/,
+    ],
     [{ message: 'hi', metadata: { owner: 'me' } }, /unknown metadata key "owner"/],
   ];
   for (const [json, pattern] of cases) {
@@ -95,15 +115,20 @@ test('invalid opening requests get 400 with a message saying what to fix, and st
     assertRefused(response, 400, pattern, JSON.stringify(json));
   }
   const raw = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), body: '{"message": "hi", "__proto__": {"admin": true}}', headers: { 'content-type': 'application/json' },
+    key: newKey(),
+    body: '{"message": "hi", "__proto__": {"admin": true}}',
+    headers: { 'content-type': 'application/json' },
   });
   assertRefused(raw, 400, /unknown field "__proto__"/);
   const truncated = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), body: '{"message": "hi"', headers: { 'content-type': 'application/json' },
+    key: newKey(),
+    body: '{"message": "hi"',
+    headers: { 'content-type': 'application/json' },
   });
   assertRefused(truncated, 400, /not valid JSON/);
   const latin1 = await fetch(`${service.url}/api/v1/conversations`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': newKey() },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': newKey() },
     body: Buffer.from([0x7b, 0x22, 0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]),
   });
   assert.equal(latin1.status, 400);
@@ -115,10 +140,17 @@ test('messages and metadata at their length limits are accepted', async (t) => {
   const service = await startTestService(t);
   const message = '😀'.repeat(4000) + 'a'.repeat(4000); // 8000 code points in 16000 UTF-8 bytes... under 16 KiB of JSON
   const opened = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), json: { message: 'a'.repeat(8000), metadata: { agent_name: 'n'.repeat(500), model: '', framework: 'é'.repeat(500) } },
+    key: newKey(),
+    json: {
+      message: 'a'.repeat(8000),
+      metadata: { agent_name: 'n'.repeat(500), model: '', framework: 'é'.repeat(500) },
+    },
   });
   assert.equal(opened.status, 201);
-  const emoji = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: '😀'.repeat(2000) } });
+  const emoji = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: '😀'.repeat(2000) },
+  });
   assert.equal(emoji.status, 201);
   assert.ok(message.length > 8000, 'code points, not UTF-16 units, are counted');
 });
@@ -144,22 +176,29 @@ test('a JSON content type is required (415) and the body is limited to 16 KiB (4
   const service = await startTestService(t);
   for (const type of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
     const response = await request(service.url, 'POST', '/api/v1/conversations', {
-      key: newKey(), body: '{"message":"hi"}', headers: type ? { 'content-type': type } : {},
+      key: newKey(),
+      body: '{"message":"hi"}',
+      headers: type ? { 'content-type': type } : {},
     });
     assertRefused(response, 415, /Content-Type: application\/json/, String(type));
   }
   const charset = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), body: '{"message":"hi"}', headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+    key: newKey(),
+    body: '{"message":"hi"}',
+    headers: { 'content-type': 'Application/JSON; charset=utf-8' },
   });
   assert.equal(charset.status, 201);
 
   const padded = JSON.stringify({ message: 'a'.repeat(10) }).replace('{', `{${' '.repeat(16384)}`);
   const tooLarge = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), body: padded, headers: { 'content-type': 'application/json' },
+    key: newKey(),
+    body: padded,
+    headers: { 'content-type': 'application/json' },
   });
   assertRefused(tooLarge, 413, /at most 16384 bytes/);
   const validLengthTooManyBytes = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), json: { message: '😀'.repeat(5000) },
+    key: newKey(),
+    json: { message: '😀'.repeat(5000) },
   });
   assertRefused(validLengthTooManyBytes, 413, /at most 16384 bytes/);
   const chunked = await fetch(`${service.url}/api/v1/conversations`, {
@@ -177,7 +216,9 @@ test('a JSON content type is required (415) and the body is limited to 16 KiB (4
   const exactly = JSON.stringify({ message: 'a' }).replace('{', `{${' '.repeat(16384 - 15)}`);
   assert.equal(Buffer.byteLength(exactly), 16384);
   const atLimit = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(), body: exactly, headers: { 'content-type': 'application/json' },
+    key: newKey(),
+    body: exactly,
+    headers: { 'content-type': 'application/json' },
   });
   assert.equal(atLimit.status, 201);
   assert.equal(service.store.messageCount(), 2);
@@ -208,10 +249,17 @@ test('a refused request does not use up its key: a corrected retry is judged afr
   const { id, token } = good.body && { id: good.body.id, token: good.body.access_token };
   const followKey = newKey();
   const wrongType = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
-    token, key: followKey, body: '{"message":"x"}', headers: { 'content-type': 'text/plain' },
+    token,
+    key: followKey,
+    body: '{"message":"x"}',
+    headers: { 'content-type': 'text/plain' },
   });
   assertRefused(wrongType, 415, /Content-Type: application\/json/);
-  const retried = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: followKey, json: { message: 'x' } });
+  const retried = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: followKey,
+    json: { message: 'x' },
+  });
   assert.equal(retried.status, 201);
 });
 
@@ -219,7 +267,9 @@ test('identical openings sent at once create exactly one conversation', async (t
   const service = await startTestService(t);
   const key = newKey();
   const responses = await Promise.all(
-    Array.from({ length: 10 }, () => request(service.url, 'POST', '/api/v1/conversations', { key, json: { message: 'race' } })),
+    Array.from({ length: 10 }, () =>
+      request(service.url, 'POST', '/api/v1/conversations', { key, json: { message: 'race' } }),
+    ),
   );
   const statuses = responses.map((response) => response.status).sort();
   assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
@@ -230,12 +280,13 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
   const service = await startTestService(t);
   const mine = await openConversation(service.url);
   const theirs = await openConversation(service.url);
-  const paths = (id: string) => [
-    ['GET', `/api/v1/conversations/${id}`],
-    ['GET', `/api/v1/conversations/${id}/messages`],
-    ['GET', `/api/v1/conversations/${id}/updates`],
-    ['POST', `/api/v1/conversations/${id}/messages`],
-  ] as const;
+  const paths = (id: string) =>
+    [
+      ['GET', `/api/v1/conversations/${id}`],
+      ['GET', `/api/v1/conversations/${id}/messages`],
+      ['GET', `/api/v1/conversations/${id}/updates`],
+      ['POST', `/api/v1/conversations/${id}/messages`],
+    ] as const;
   const badHeaders = [
     undefined,
     `Basic ${mine.token}`,
@@ -248,24 +299,48 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
   for (const [method, path] of paths(mine.id)) {
     for (const authorization of badHeaders) {
       const response = await request(service.url, method, path, {
-        headers: authorization === undefined ? {} : { authorization }, key: newKey(), json: { message: 'x' },
+        headers: authorization === undefined ? {} : { authorization },
+        key: newKey(),
+        json: { message: 'x' },
       });
-      assertRefused(response, 401, authorization === `Bearer ${'0'.repeat(64)}` ? /matches no conversation/ : /Send exactly one header Authorization: Bearer/, `${method} ${path} ${authorization}`);
+      assertRefused(
+        response,
+        401,
+        authorization === `Bearer ${'0'.repeat(64)}`
+          ? /matches no conversation/
+          : /Send exactly one header Authorization: Bearer/,
+        `${method} ${path} ${authorization}`,
+      );
       assert.equal(response.headers.get('www-authenticate'), 'Bearer', `${method} ${path} ${authorization}`);
       assert.equal(response.headers.get('cache-control'), 'no-store');
     }
-    const other = await request(service.url, method, path.replace(mine.id, theirs.id), { token: mine.token, key: newKey(), json: { message: 'x' } });
+    const other = await request(service.url, method, path.replace(mine.id, theirs.id), {
+      token: mine.token,
+      key: newKey(),
+      json: { message: 'x' },
+    });
     assertRefused(other, 403, /belongs to another conversation/);
     assert.equal(other.headers.get('cache-control'), 'no-store');
-    const notUuid = await request(service.url, method, path.replace(mine.id, 'not-a-uuid'), { token: mine.token, key: newKey(), json: { message: 'x' } });
+    const notUuid = await request(service.url, method, path.replace(mine.id, 'not-a-uuid'), {
+      token: mine.token,
+      key: newKey(),
+      json: { message: 'x' },
+    });
     assertRefused(notUuid, 400, /must be a UUID/);
-    const inQuery = await request(service.url, method, `${path}?access_token=${mine.token}`, { key: newKey(), json: { message: 'x' } });
+    const inQuery = await request(service.url, method, `${path}?access_token=${mine.token}`, {
+      key: newKey(),
+      json: { message: 'x' },
+    });
     assertRefused(inQuery, 400, /Never put the credential in a URL/);
     assert.ok(!inQuery.text.includes(mine.token));
   }
-  const upper = await request(service.url, 'GET', `/api/v1/conversations/${mine.id.toUpperCase()}`, { token: mine.token });
+  const upper = await request(service.url, 'GET', `/api/v1/conversations/${mine.id.toUpperCase()}`, {
+    token: mine.token,
+  });
   assert.equal(upper.status, 200, 'ids compare case-insensitively');
-  const scheme = await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, { headers: { authorization: `bearer ${mine.token}` } });
+  const scheme = await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, {
+    headers: { authorization: `bearer ${mine.token}` },
+  });
   assert.equal(scheme.status, 200, 'the scheme name is case-insensitive');
   assert.equal(service.store.messageCount(), 2, 'no refused follow-up was stored');
 });
@@ -275,15 +350,25 @@ test('a credential issued by another server on the same database is accepted, an
   // of which credentials exist, and must learn of the other's openings.
   const service = await startTestService(t);
   const mine = await openConversation(service.url);
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
+  assert.equal(
+    (await request(service.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status,
+    200,
+  );
   const other = await startServerProcess(t, { DB_PATH: service.dbPath, CREATE_LIMIT_PER_HOUR: '0' });
   const theirs = await openConversation(other.url);
-  const seen = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}/messages`, { token: theirs.token });
+  const seen = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}/messages`, {
+    token: theirs.token,
+  });
   assert.equal(seen.status, 200);
   assert.equal(seen.body.items[0].message, 'Hello, owner.');
-  const unknown = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}`, { token: theirs.token.replace(/^./, (c) => (c === '0' ? '1' : '0')) });
+  const unknown = await request(service.url, 'GET', `/api/v1/conversations/${theirs.id}`, {
+    token: theirs.token.replace(/^./, (c) => (c === '0' ? '1' : '0')),
+  });
   assertRefused(unknown, 401, /matches no conversation/);
-  assert.equal((await request(other.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status, 200);
+  assert.equal(
+    (await request(other.url, 'GET', `/api/v1/conversations/${mine.id}`, { token: mine.token })).status,
+    200,
+  );
 });
 
 test('a credential past expires_at gets 410 on every conversation endpoint', async (t) => {
@@ -293,8 +378,17 @@ test('a credential past expires_at gets 410 on every conversation endpoint', asy
   clock.set('2027-03-10T11:59:59.999Z');
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}`, { token })).status, 200);
   clock.set('2027-03-10T12:00:00.000Z');
-  for (const [method, path] of [['GET', ''], ['GET', '/messages'], ['GET', '/updates'], ['POST', '/messages']]) {
-    const response = await request(service.url, method as string, `/api/v1/conversations/${id}${path}`, { token, key: newKey(), json: { message: 'late' } });
+  for (const [method, path] of [
+    ['GET', ''],
+    ['GET', '/messages'],
+    ['GET', '/updates'],
+    ['POST', '/messages'],
+  ]) {
+    const response = await request(service.url, method as string, `/api/v1/conversations/${id}${path}`, {
+      token,
+      key: newKey(),
+      json: { message: 'late' },
+    });
     assertRefused(response, 410, /expired at 2027-03-10T12:00:00.000Z/);
   }
 });
@@ -313,26 +407,46 @@ test('history pages with after and limit, has_more and next_after', async (t) =>
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url, { message: 'm1' });
   for (let i = 2; i <= 5; i++) {
-    await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: `m${i}` } });
+    await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key: newKey(),
+      json: { message: `m${i}` },
+    });
   }
   ownerReply(service.store, id, 'o6');
-  const page = (query: string) => request(service.url, 'GET', `/api/v1/conversations/${id}/messages${query}`, { token });
+  const page = (query: string) =>
+    request(service.url, 'GET', `/api/v1/conversations/${id}/messages${query}`, { token });
 
   const all = await page('');
-  assert.deepEqual(all.body.items.map((m: { seq: number }) => m.seq), [1, 2, 3, 4, 5, 6]);
-  assert.deepEqual(all.body.items.map((m: { author: string }) => m.author), ['client', 'client', 'client', 'client', 'client', 'owner']);
+  assert.deepEqual(
+    all.body.items.map((m: { seq: number }) => m.seq),
+    [1, 2, 3, 4, 5, 6],
+  );
+  assert.deepEqual(
+    all.body.items.map((m: { author: string }) => m.author),
+    ['client', 'client', 'client', 'client', 'client', 'owner'],
+  );
   assert.equal(all.body.has_more, false);
   assert.equal(all.body.next_after, 6);
 
   const first = await page('?limit=2');
-  assert.deepEqual(first.body.items.map((m: { message: string }) => m.message), ['m1', 'm2']);
+  assert.deepEqual(
+    first.body.items.map((m: { message: string }) => m.message),
+    ['m1', 'm2'],
+  );
   assert.equal(first.body.has_more, true);
   assert.equal(first.body.next_after, 2);
   const middle = await page('?after=2&limit=3');
-  assert.deepEqual(middle.body.items.map((m: { seq: number }) => m.seq), [3, 4, 5]);
+  assert.deepEqual(
+    middle.body.items.map((m: { seq: number }) => m.seq),
+    [3, 4, 5],
+  );
   assert.equal(middle.body.has_more, true);
   const last = await page('?after=5&limit=3');
-  assert.deepEqual(last.body.items.map((m: { seq: number }) => m.seq), [6]);
+  assert.deepEqual(
+    last.body.items.map((m: { seq: number }) => m.seq),
+    [6],
+  );
   assert.equal(last.body.has_more, false);
   assert.equal(last.body.next_after, 6);
   const past = await page('?after=99');
@@ -354,7 +468,11 @@ test('a follow-up is stored as the next seq; an identical retry returns the orig
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
   const key = newKey();
-  const created = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'second' } });
+  const created = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key,
+    json: { message: 'second' },
+  });
   assert.equal(created.status, 201);
   assert.equal(created.headers.get('cache-control'), 'no-store');
   assert.equal(created.body.duplicate, false);
@@ -362,15 +480,26 @@ test('a follow-up is stored as the next seq; an identical retry returns the orig
   assert.equal(created.body.message.seq, 2);
   assert.equal(created.body.message.author, 'client');
 
-  const retry = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'second' } });
+  const retry = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key,
+    json: { message: 'second' },
+  });
   assert.equal(retry.status, 200);
   assert.deepEqual(retry.body, { message: created.body.message, duplicate: true });
 
-  const changed = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'changed' } });
+  const changed = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key,
+    json: { message: 'changed' },
+  });
   assertRefused(changed, 409, /already used for a different message/);
 
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
-  assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['Hello, owner.', 'second']);
+  assert.deepEqual(
+    history.body.items.map((m: { message: string }) => m.message),
+    ['Hello, owner.', 'second'],
+  );
   const today = new Date().toISOString().slice(0, 10);
   assert.equal(service.store.dailyCount(today), 2, 'the duplicate was counted nowhere');
 });
@@ -381,7 +510,11 @@ test('follow-up keys are scoped to their conversation', async (t) => {
   const b = await openConversation(service.url);
   const key = newKey();
   for (const { id, token } of [a, b]) {
-    const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'same' } });
+    const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key,
+      json: { message: 'same' },
+    });
     assert.equal(response.status, 201);
   }
 });
@@ -409,21 +542,37 @@ test('status moves open → answered → open, and a closed conversation is read
   ownerReply(service.store, id, 'An answer.');
   assert.equal(await status(), 'answered');
   const key = newKey();
-  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'thanks' } });
+  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key,
+    json: { message: 'thanks' },
+  });
   assert.equal(await status(), 'open');
 
   service.store.setStatus(id, 'closed');
   assert.equal(await status(), 'closed');
-  const refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'more' } });
+  const refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: newKey(),
+    json: { message: 'more' },
+  });
   assertRefused(refused, 410, /closed this conversation/);
-  const replay = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'thanks' } });
+  const replay = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key,
+    json: { message: 'thanks' },
+  });
   assert.equal(replay.status, 200, 'an identical retry is answered from its record even when closed');
   assert.equal(replay.body.duplicate, true);
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
   assert.equal(history.body.items.length, 3);
 
   service.store.setStatus(id, 'open');
-  const reopened = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'more' } });
+  const reopened = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: newKey(),
+    json: { message: 'more' },
+  });
   assert.equal(reopened.status, 201);
 });
 
@@ -437,15 +586,40 @@ test('updates signal owner replies after the given seq', async (t) => {
   };
   const before = await poll();
   assert.equal(before.headers.get('cache-control'), 'no-store');
-  assert.deepEqual(before.body, { id, status: 'open', last_seq: 1, latest_owner_seq: 0, new_reply: false, poll_after_seconds: 60 });
+  assert.deepEqual(before.body, {
+    id,
+    status: 'open',
+    last_seq: 1,
+    latest_owner_seq: 0,
+    new_reply: false,
+    poll_after_seconds: 60,
+  });
   ownerReply(service.store, id, 'Reply one.');
   const after = await poll();
-  assert.deepEqual(after.body, { id, status: 'answered', last_seq: 2, latest_owner_seq: 2, new_reply: true, poll_after_seconds: 60 });
+  assert.deepEqual(after.body, {
+    id,
+    status: 'answered',
+    last_seq: 2,
+    latest_owner_seq: 2,
+    new_reply: true,
+    poll_after_seconds: 60,
+  });
   assert.equal((await poll('?after=1')).body.new_reply, true);
   assert.equal((await poll('?after=2')).body.new_reply, false);
-  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'ok' } });
+  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: newKey(),
+    json: { message: 'ok' },
+  });
   const followed = await poll('?after=2');
-  assert.deepEqual(followed.body, { id, status: 'open', last_seq: 3, latest_owner_seq: 2, new_reply: false, poll_after_seconds: 60 });
+  assert.deepEqual(followed.body, {
+    id,
+    status: 'open',
+    last_seq: 3,
+    latest_owner_seq: 2,
+    new_reply: false,
+    poll_after_seconds: 60,
+  });
   assertRefused(await poll('?after=-5'), 400, /`after`/);
 });
 
@@ -455,7 +629,9 @@ test('polling sooner than the interval gets 429 with an accurate Retry-After; wa
   const { id, token } = await openConversation(service.url);
   const other = await openConversation(service.url);
   const poll = (conversation = { id, token }, query = '') =>
-    request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates${query}`, { token: conversation.token });
+    request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates${query}`, {
+      token: conversation.token,
+    });
 
   assert.equal((await poll()).status, 200, 'the first poll is always accepted');
   const early = await poll();
@@ -494,13 +670,29 @@ test('checks run in the contract order, so one request never gets two answers', 
 
   assertRefused(await post({ body: huge, headers: { 'content-type': 'text/plain' } }), 401, /Authorization: Bearer/); // auth before anything
   assertRefused(await post({ token, body: huge, headers: { 'content-type': 'text/plain' } }), 415, /Content-Type/); // type before size
-  assertRefused(await post({ token, body: huge, headers: { 'content-type': 'application/json' } }), 413, /at most 16384 bytes/); // size before JSON
-  assertRefused(await post({ token, body: '{', headers: { 'content-type': 'application/json' } }), 400, /not valid JSON/);
-  assertRefused(await request(service.url, 'POST', `/api/v1/conversations/${OTHER_ID}/messages`, { token, json: { message: 'x' } }), 403, /belongs to another conversation/);
+  assertRefused(
+    await post({ token, body: huge, headers: { 'content-type': 'application/json' } }),
+    413,
+    /at most 16384 bytes/,
+  ); // size before JSON
+  assertRefused(
+    await post({ token, body: '{', headers: { 'content-type': 'application/json' } }),
+    400,
+    /not valid JSON/,
+  );
+  assertRefused(
+    await request(service.url, 'POST', `/api/v1/conversations/${OTHER_ID}/messages`, { token, json: { message: 'x' } }),
+    403,
+    /belongs to another conversation/,
+  );
 
   const key = newKey();
   assert.equal((await post({ token, key, json: { message: 'second' } })).status, 201); // reaches the daily maximum of 2
-  assertRefused(await post({ token, key: newKey(), json: { message: 'third' } }), 429, /shared maximum of 2 messages per UTC day/);
+  assertRefused(
+    await post({ token, key: newKey(), json: { message: 'third' } }),
+    429,
+    /shared maximum of 2 messages per UTC day/,
+  );
   assert.equal((await post({ token, key, json: { message: 'second' } })).status, 200, 'replay beats the limit');
   assertRefused(await post({ token, key, json: { message: 'changed' } }), 409, /already used for a different message/); // idempotency before limits
   service.store.setStatus(id, 'closed');

@@ -130,7 +130,14 @@ test('limit and offset page through the list with next_offset until the end', as
 
 test('the limits of limit, offset and q are accepted at their edges', async (t) => {
   const service = await startTestService(t);
-  for (const query of ['limit=1', 'limit=100', 'offset=0', 'offset=10000', `q=${'a'.repeat(120)}`, `q=${'é'.repeat(120)}`]) {
+  for (const query of [
+    'limit=1',
+    'limit=100',
+    'offset=0',
+    'offset=10000',
+    `q=${'a'.repeat(120)}`,
+    `q=${'é'.repeat(120)}`,
+  ]) {
     const response = await request(service.url, 'GET', `/api/v1/directory?${query}`);
     assert.equal(response.status, 200, query);
   }
@@ -172,19 +179,42 @@ test('one listing is fetched by slug and is the same object as in the list', asy
   assert.equal(one.status, 200);
   const list = await request(service.url, 'GET', '/api/v1/directory?q=alpha-api');
   assert.deepEqual(list.body.items[0], one.body);
-  assert.deepEqual(one.body, fixture.find((item) => item.slug === 'alpha-api'));
+  assert.deepEqual(
+    one.body,
+    fixture.find((item) => item.slug === 'alpha-api'),
+  );
 });
 
 test('a listing keeps every spec field, in order, and omits absent optional fields', async (t) => {
   const service = await startTestService(t);
   const plain = await request(service.url, 'GET', '/api/v1/directory/beta-chat');
   assert.deepEqual(Object.keys(plain.body), [
-    'slug', 'kind', 'name', 'category', 'description', 'url', 'docs_url', 'tags', 'details', 'verified_at', 'status',
+    'slug',
+    'kind',
+    'name',
+    'category',
+    'description',
+    'url',
+    'docs_url',
+    'tags',
+    'details',
+    'verified_at',
+    'status',
   ]);
   const full = await request(service.url, 'GET', '/api/v1/directory/alpha-api');
   assert.deepEqual(Object.keys(full.body).slice(11), [
-    'entry_url', 'entry_type', 'auth_type', 'quickstart', 'example_request', 'writes', 'rate_limits', 'gotchas',
-    'check_status', 'checked_at', 'disclosure', 'field_notes',
+    'entry_url',
+    'entry_type',
+    'auth_type',
+    'quickstart',
+    'example_request',
+    'writes',
+    'rate_limits',
+    'gotchas',
+    'check_status',
+    'checked_at',
+    'disclosure',
+    'field_notes',
   ]);
   assert.equal(full.body.checked_at, '');
   assert.deepEqual(full.body.field_notes, []);

@@ -6,7 +6,15 @@ import { test } from 'node:test';
 import { createBatch } from '../src/batch.ts';
 import { followUp } from '../src/conversations.ts';
 import { Store } from '../src/store.ts';
-import { newKey, request, runOwner, startServerProcess, startTestService, tempDir, type ApiResponse } from './helpers.ts';
+import {
+  newKey,
+  request,
+  runOwner,
+  startServerProcess,
+  startTestService,
+  tempDir,
+  type ApiResponse,
+} from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
   const service = await startTestService(t);
@@ -19,22 +27,39 @@ test('conversations and idempotency records survive a restart', async (t) => {
   const first = await startTestService(t, { dir });
   const creationKey = newKey();
   const followKey = newKey();
-  const opened = await request(first.url, 'POST', '/api/v1/conversations', { key: creationKey, json: { message: 'one' } });
+  const opened = await request(first.url, 'POST', '/api/v1/conversations', {
+    key: creationKey,
+    json: { message: 'one' },
+  });
   const { id, access_token: token } = opened.body;
-  const followed = await request(first.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: followKey, json: { message: 'two' } });
+  const followed = await request(first.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: followKey,
+    json: { message: 'two' },
+  });
   await first.close();
 
   const second = await startTestService(t, { dir });
-  const replayOpening = await request(second.url, 'POST', '/api/v1/conversations', { key: creationKey, json: { message: 'one' } });
+  const replayOpening = await request(second.url, 'POST', '/api/v1/conversations', {
+    key: creationKey,
+    json: { message: 'one' },
+  });
   assert.equal(replayOpening.status, 409);
-  const replayFollow = await request(second.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: followKey, json: { message: 'two' } });
+  const replayFollow = await request(second.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: followKey,
+    json: { message: 'two' },
+  });
   assert.equal(replayFollow.status, 200);
   assert.deepEqual(replayFollow.body, { message: followed.body.message, duplicate: true });
   const history = await request(second.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
-  assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'two']);
+  assert.deepEqual(
+    history.body.items.map((m: { message: string }) => m.message),
+    ['one', 'two'],
+  );
 });
 
-test('a restart loads the shipped listings only into an empty table, keeping the owner\'s changes', async (t) => {
+test("a restart loads the shipped listings only into an empty table, keeping the owner's changes", async (t) => {
   const dir = tempDir(t);
   const first = await startTestService(t, { dir });
   const owner = new Store(first.dbPath);
@@ -51,7 +76,10 @@ test('the credential appears only in the creation response: not in server or own
   const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
   const url = server.url;
 
-  const opened = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'secret plans' } });
+  const opened = await request(url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'secret plans' },
+  });
   const other = await request(url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'other' } });
   const { id, access_token: token } = opened.body;
   const base = `/api/v1/conversations/${id}`;
@@ -67,11 +95,17 @@ test('the credential appears only in the creation response: not in server or own
     await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: token.repeat(200) } }),
     await request(url, 'POST', `${base}/messages`, { token, key: newKey(), json: { message: token.repeat(300) } }),
   ];
-  assert.deepEqual(responses.map((r) => r.status), [200, 200, 201, 200, 400, 403, 401, 404, 400, 413]);
+  assert.deepEqual(
+    responses.map((r) => r.status),
+    [200, 200, 201, 200, 400, 403, 401, 404, 400, 413],
+  );
 
   // The same through the MCP door, where the credential travels as an argument.
   const mcp = (name: string, args: object) =>
-    request(url, 'POST', '/mcp', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) });
+    request(url, 'POST', '/mcp', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
   const viaMcp = await mcp('open_conversation', { message: 'secret plans through MCP' });
   const mcpOpened = JSON.parse(viaMcp.body.result.content[0].text) as { id: string; access_token: string };
   assert.match(mcpOpened.access_token, /^[0-9a-f]{64}$/);
@@ -88,7 +122,13 @@ test('the credential appears only in the creation response: not in server or own
     await mcp(token, mine),
     await mcp('get_conversation', { conversation_id: mcpOpened.id, access_token: mcpOpened.access_token }),
   ];
-  const codes = mcpResults.map((r) => (r.body.error ? r.body.error.code : r.body.result.isError ? JSON.parse(r.body.result.content[0].text).error.code : 'ok'));
+  const codes = mcpResults.map((r) =>
+    r.body.error
+      ? r.body.error.code
+      : r.body.result.isError
+        ? JSON.parse(r.body.result.content[0].text).error.code
+        : 'ok',
+  );
   assert.deepEqual(codes, ['ok', 'ok', 'ok', 'ok', 403, 401, 400, 400, -32602, 'ok']);
   responses.push(...mcpResults);
   for (const response of responses) {
@@ -99,9 +139,15 @@ test('the credential appears only in the creation response: not in server or own
   }
 
   const ownerOutputs = await Promise.all(
-    [['inbox', '--all'], ['inbox', '--json'], ['show', id], ['show', id, '--json'], ['export'], ['stats', '--json'], ['reply', id, 'owner answer']].map(
-      (args) => runOwner(dbPath, args),
-    ),
+    [
+      ['inbox', '--all'],
+      ['inbox', '--json'],
+      ['show', id],
+      ['show', id, '--json'],
+      ['export'],
+      ['stats', '--json'],
+      ['reply', id, 'owner answer'],
+    ].map((args) => runOwner(dbPath, args)),
   );
   for (const result of ownerOutputs) {
     assert.equal(result.code, 0, result.stderr);
@@ -111,15 +157,25 @@ test('the credential appears only in the creation response: not in server or own
 
   assert.equal(await server.stop('SIGTERM'), 0);
   const output = server.output();
-  const [startLine, ...logLines] = output.trim().split('\n').filter((line) => !line.startsWith('SIGTERM'));
+  const [startLine, ...logLines] = output
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('SIGTERM'));
   assert.match(startLine as string, /^Listening on /);
   for (const line of logLines) {
     const entry = JSON.parse(line);
-    assert.deepEqual(Object.keys(entry), ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'], line);
+    assert.deepEqual(
+      Object.keys(entry),
+      ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'],
+      line,
+    );
   }
   assert.equal(logLines.length, responses.length + 3, 'one JSON line per request');
   assert.ok(output.includes('"status":201'), 'the request log was written');
-  assert.ok(!output.includes(token) && !output.includes(mcpOpened.access_token), 'no credential is in the server output');
+  assert.ok(
+    !output.includes(token) && !output.includes(mcpOpened.access_token),
+    'no credential is in the server output',
+  );
   assert.ok(!output.includes('secret plans'), 'message text is not logged');
 
   const files = [dbPath, `${dbPath}-wal`].filter(existsSync).map((file) => readFileSync(file));
@@ -133,10 +189,18 @@ test('the credential appears only in the creation response: not in server or own
 
 test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
   const service = await startTestService(t);
-  const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
+  const opened = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'one' },
+  });
   const batch = createBatch(service.store);
   const write = (conversationId: string, n: number) => () =>
-    followUp(service.store, conversationId, { message: `batched ${n}`, key: `batch-key-${n}` }, { at: Date.now(), dailyLimit: 0 });
+    followUp(
+      service.store,
+      conversationId,
+      { message: `batched ${n}`, key: `batch-key-${n}` },
+      { at: Date.now(), dailyLimit: 0 },
+    );
   // Called in the same event-loop turn, so they share one transaction and one commit.
   const results = await Promise.allSettled([
     batch(write(opened.body.id, 1)),
@@ -144,26 +208,52 @@ test('writes committed together: one that fails inside the batch spoils no other
     batch(write(opened.body.id, 3)),
     batch(write(opened.body.id, 1)), // the same key again, in the same batch
   ]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-  assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value.duplicate : null)), [false, null, false, true]);
-  const history = await request(service.url, 'GET', `/api/v1/conversations/${opened.body.id}/messages`, { token: opened.body.access_token });
-  assert.deepEqual(history.body.items.map((m: { message: string }) => m.message), ['one', 'batched 1', 'batched 3']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+  );
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value.duplicate : null)),
+    [false, null, false, true],
+  );
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${opened.body.id}/messages`, {
+    token: opened.body.access_token,
+  });
+  assert.deepEqual(
+    history.body.items.map((m: { message: string }) => m.message),
+    ['one', 'batched 1', 'batched 3'],
+  );
 });
 
 test('no write of a batch settles before its commit, and a failed commit fails them all', async (t) => {
   const service = await startTestService(t);
-  const opened = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'one' } });
+  const opened = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'one' },
+  });
   const batch = createBatch(service.store);
   let settled = 0;
   const written = [1, 2].map((n) =>
-    batch(() => followUp(service.store, opened.body.id, { message: `m${n}`, key: `commit-key-${n}` }, { at: Date.now(), dailyLimit: 0 })).finally(() => settled++),
+    batch(() =>
+      followUp(
+        service.store,
+        opened.body.id,
+        { message: `m${n}`, key: `commit-key-${n}` },
+        { at: Date.now(), dailyLimit: 0 },
+      ),
+    ).finally(() => settled++),
   );
   await Promise.resolve();
   assert.equal(settled, 0, 'nothing settles within the turn of the writes');
   // A foreign key checked only at COMMIT makes the turn's COMMIT fail.
   service.store.db.exec('PRAGMA defer_foreign_keys = ON');
-  service.store.db.exec("INSERT INTO messages (conversation_id, seq, author, message, created_at) VALUES ('no-such-conversation', 1, 'client', 'x', 'x')");
+  service.store.db.exec(
+    "INSERT INTO messages (conversation_id, seq, author, message, created_at) VALUES ('no-such-conversation', 1, 'client', 'x', 'x')",
+  );
   const results = await Promise.allSettled(written);
-  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
   assert.equal(service.store.messagesAfter(opened.body.id, 0, 10).length, 1, 'neither write was stored');
 });

@@ -120,14 +120,16 @@ export async function openConversation(
  */
 export function assertRefused(response: ApiResponse, status: number, says: RegExp, label = ''): string {
   const context = label ? ` (${label})` : '';
-  if (response.status !== status) throw new Error(`expected status ${status}${context}, got ${response.status}: ${response.text}`);
+  if (response.status !== status)
+    throw new Error(`expected status ${status}${context}, got ${response.status}: ${response.text}`);
   const contentType = response.headers.get('content-type');
   if (contentType !== 'application/json; charset=utf-8') throw new Error(`error content-type was ${contentType}`);
   const keys = Object.keys(response.body ?? {});
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`error body has keys ${keys.join(',')}`);
   const { code, message } = response.body.error;
   if (code !== status || typeof message !== 'string') throw new Error(`bad error body: ${response.text}`);
-  if (!/^[A-Z].*[.)]$/s.test(message)) throw new Error(`the ${status} message is not a capitalised sentence${context}: ${message}`);
+  if (!/^[A-Z].*[.)]$/s.test(message))
+    throw new Error(`the ${status} message is not a capitalised sentence${context}: ${message}`);
   if (!says.test(message)) throw new Error(`the ${status} message does not say ${says}${context}: ${message}`);
   return message;
 }
@@ -147,8 +149,15 @@ export function runNode(args: string[], options: Parameters<typeof runCommand>[2
 }
 
 /** Runs the owner's script as the README tells the owner to (npm run -s owner -- …), against the database at `dbPath`. */
-export function runOwner(dbPath: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  return runCommand('npm', ['run', '-s', 'owner', '--', ...args], { env: { DB_PATH: dbPath, ...options.env }, input: options.input });
+export function runOwner(
+  dbPath: string,
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+) {
+  return runCommand('npm', ['run', '-s', 'owner', '--', ...args], {
+    env: { DB_PATH: dbPath, ...options.env },
+    input: options.input,
+  });
 }
 
 /** Runs a program from the project folder as a child process and collects its output. */
@@ -158,7 +167,12 @@ export function runCommand(
   options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 20_000 });
+    const child = spawn(program, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: options.timeoutMs ?? 20_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -25,7 +25,14 @@ function rawRequest(url: string, payload: string, afterContinue?: string): Promi
 
 test('an unknown route gets 404 with the error body', async (t) => {
   const service = await startTestService(t);
-  for (const path of ['/nothing', '/api/v1', '/api/v2/directory', '/api/v1/nothing', '/api/v1/directory/a/b', '/listings/a/b']) {
+  for (const path of [
+    '/nothing',
+    '/api/v1',
+    '/api/v2/directory',
+    '/api/v1/nothing',
+    '/api/v1/directory/a/b',
+    '/listings/a/b',
+  ]) {
     const response = await request(service.url, 'GET', path);
     assertRefused(response, 404, /There is no GET route at this path/, path);
   }
@@ -62,9 +69,14 @@ test('CORS: every answer allows any origin, and preflights get 204 with methods 
   assert.equal(ok.headers.get('access-control-allow-origin'), '*');
   const error = await request(service.url, 'GET', '/api/v1/nowhere');
   assert.equal(error.headers.get('access-control-allow-origin'), '*');
-  const preflight = await request(service.url, 'OPTIONS', '/api/v1/conversations/7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11/messages', {
-    headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' },
-  });
+  const preflight = await request(
+    service.url,
+    'OPTIONS',
+    '/api/v1/conversations/7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11/messages',
+    {
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' },
+    },
+  );
   assert.equal(preflight.status, 204);
   assert.equal(preflight.text, '');
   assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, OPTIONS');
@@ -141,7 +153,10 @@ test('malformed HTTP still gets the error body', async (t) => {
   const bad = await rawRequest(service.url, 'GARBAGE\r\n\r\n');
   assert.match(bad, /^HTTP\/1\.1 400 /);
   assert.match(bad, /\{"error":\{"code":400,"message":"The request is not valid HTTP\/1\.1\."\}\}\n$/);
-  const huge = await rawRequest(service.url, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+  const huge = await rawRequest(
+    service.url,
+    `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,
+  );
   assert.match(huge, /^HTTP\/1\.1 431 /);
   assert.match(huge, /"code":431/);
 });
@@ -151,23 +166,38 @@ test('CONNECT gets 405 with Allow and the error body, not a dropped connection',
   const answer = await rawRequest(service.url, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
   assert.match(answer, /^HTTP\/1\.1 405 /);
   assert.match(answer, /\r\nallow: GET, HEAD, POST, OPTIONS\r\n/i);
-  assert.match(answer, /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, OPTIONS\."\}\}\n$/);
+  assert.match(
+    answer,
+    /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, OPTIONS\."\}\}\n$/,
+  );
 });
 
 test('Expect: 100-continue with a body over the limit gets 413 at once, never 100 Continue', async (t) => {
   const service = await startTestService(t);
-  const head = 'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: expect-test-key-1\r\nExpect: 100-continue\r\nContent-Length: 20000\r\n\r\n';
+  const head =
+    'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: expect-test-key-1\r\nExpect: 100-continue\r\nContent-Length: 20000\r\n\r\n';
   const answer = await rawRequest(service.url, head);
   assert.doesNotMatch(answer, /100 Continue/);
   assert.match(answer, /^HTTP\/1\.1 413 /);
   assert.match(answer, /"message":"The body must be at most 16384 bytes of JSON\."/);
-  const fits = await rawRequest(service.url, head.replace('20000', '2').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'), '{}');
-  assert.match(fits, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /, 'a body within the limit is asked for, then judged');
+  const fits = await rawRequest(
+    service.url,
+    head.replace('20000', '2').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+    '{}',
+  );
+  assert.match(
+    fits,
+    /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /,
+    'a body within the limit is asked for, then judged',
+  );
 });
 
 test('HEAD works wherever GET does, with the same status and headers and no body', async (t) => {
   const service = await startTestService(t);
-  const created = await request(service.url, 'POST', '/api/v1/conversations', { key: 'head-test-key-1', json: { message: 'hi' } });
+  const created = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: 'head-test-key-1',
+    json: { message: 'hi' },
+  });
   const { id, access_token: token } = created.body;
   for (const [path, options] of [
     ['/api/v1/health', {}],

@@ -20,13 +20,17 @@ function typeOf(value: unknown): string {
 /** Returns every way `value` breaks `schema`, as "path: problem" lines; empty when it conforms. */
 export function validate(value: unknown, schema: Schema, root: Schema, path = '$'): string[] {
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Schema)[key], root);
+    const target = schema.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Schema)[key], root);
     if (!target) return [`${path}: unresolved ${schema.$ref}`];
     return validate(value, target as Schema, root, path);
   }
   const problems: string[] = [];
   if ('const' in schema && value !== schema.const) problems.push(`${path}: must be ${JSON.stringify(schema.const)}`);
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) problems.push(`${path}: must be one of ${schema.enum.join(', ')}`);
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value))
+    problems.push(`${path}: must be one of ${schema.enum.join(', ')}`);
   if (Array.isArray(schema.oneOf)) {
     const passing = schema.oneOf.filter((option) => validate(value, option as Schema, root, path).length === 0).length;
     if (passing !== 1) problems.push(`${path}: must match exactly one of oneOf (matched ${passing})`);
@@ -40,9 +44,12 @@ export function validate(value: unknown, schema: Schema, root: Schema, path = '$
   }
   if (typeof value === 'string') {
     const length = [...value].length;
-    if (typeof schema.minLength === 'number' && length < schema.minLength) problems.push(`${path}: shorter than ${schema.minLength}`);
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) problems.push(`${path}: longer than ${schema.maxLength}`);
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) problems.push(`${path}: does not match ${schema.pattern}`);
+    if (typeof schema.minLength === 'number' && length < schema.minLength)
+      problems.push(`${path}: shorter than ${schema.minLength}`);
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength)
+      problems.push(`${path}: longer than ${schema.maxLength}`);
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+      problems.push(`${path}: does not match ${schema.pattern}`);
     const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
     if (format && !format(value)) problems.push(`${path}: is not a valid ${schema.format}`);
   }

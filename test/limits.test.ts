@@ -6,7 +6,10 @@ import { assertRefused, fakeClock, newKey, openConversation, request, startTestS
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
   const clock = fakeClock('2026-03-10T23:59:00.000Z');
-  const service = await startTestService(t, { now: clock.now, env: { DAILY_MESSAGE_LIMIT: '4', POLL_INTERVAL_SECONDS: '35' } });
+  const service = await startTestService(t, {
+    now: clock.now,
+    env: { DAILY_MESSAGE_LIMIT: '4', POLL_INTERVAL_SECONDS: '35' },
+  });
   const { id, token } = await openConversation(service.url); // 1
   const post = (key: string, message: string) =>
     request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message } });
@@ -21,7 +24,10 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   const refused = await post(refusedKey, 'five');
   assertRefused(refused, 429, /shared maximum of 4 messages per UTC day/);
   assert.equal(refused.headers.get('retry-after'), '30', 'seconds until 00:00 UTC, rounded up');
-  const opening = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'new' } });
+  const opening = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'new' },
+  });
   assertRefused(opening, 429, /shared maximum of 4 messages per UTC day/);
   assert.equal(opening.headers.get('retry-after'), '30');
   // Another 429 with the same Retry-After in the same second (35 s less the 5 s grace) says what it is about.
@@ -29,7 +35,9 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   const pollTooSoon = await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token });
   assertRefused(pollTooSoon, 429, /Poll this conversation at most once every 35 seconds/);
   assert.equal(pollTooSoon.headers.get('retry-after'), '30');
-  assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyLimit: 4 }), { reason: 'ownerDailyMaximum' });
+  assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyLimit: 4 }), {
+    reason: 'ownerDailyMaximum',
+  });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
   assert.equal(service.store.dailyCount('2026-03-10'), 4, 'refusals and duplicates count nothing');
 
@@ -44,7 +52,11 @@ test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
   const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '0' } });
   const { id, token } = await openConversation(service.url);
   for (let i = 0; i < 5; i++) {
-    const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: `m${i}` } });
+    const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key: newKey(),
+      json: { message: `m${i}` },
+    });
     assert.equal(response.status, 201);
   }
 });
@@ -52,7 +64,8 @@ test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
 test('openings per address are limited over a sliding hour; Retry-After says when the oldest leaves it', async (t) => {
   const clock = fakeClock('2026-03-10T12:00:00.000Z');
   const service = await startTestService(t, { now: clock.now, env: { CREATE_LIMIT_PER_HOUR: '2' } });
-  const open = (key = newKey(), json: unknown = { message: 'hi' }) => request(service.url, 'POST', '/api/v1/conversations', { key, json });
+  const open = (key = newKey(), json: unknown = { message: 'hi' }) =>
+    request(service.url, 'POST', '/api/v1/conversations', { key, json });
   assert.equal((await open()).status, 201);
   assertRefused(await open(newKey(), { message: '' }), 400, /`message` must not be empty/); // refused openings are not counted
   clock.advance(20 * 60_000);
@@ -70,7 +83,8 @@ test('openings per address are limited over a sliding hour; Retry-After says whe
 test('requests per address are limited by a token bucket; health is exempt', async (t) => {
   const clock = fakeClock();
   const service = await startTestService(t, { now: clock.now, env: { REQUEST_LIMIT_PER_MINUTE: '6' } });
-  for (let i = 0; i < 6; i++) assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
+  for (let i = 0; i < 6; i++)
+    assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
   const refused = await request(service.url, 'GET', '/api/v1/directory?limit=1');
   assertRefused(refused, 429, /Too many requests from your address/);
   assert.equal(refused.headers.get('retry-after'), '10', 'one token returns every 60/6 seconds');
@@ -78,7 +92,11 @@ test('requests per address are limited by a token bucket; health is exempt', asy
   assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200);
   clock.advance(10_000);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);
-  assertRefused(await request(service.url, 'GET', '/api/v1/directory?limit=1'), 429, /Too many requests from your address/);
+  assertRefused(
+    await request(service.url, 'GET', '/api/v1/directory?limit=1'),
+    429,
+    /Too many requests from your address/,
+  );
 });
 
 test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 0 ignores the header', async (t) => {

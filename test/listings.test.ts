@@ -7,14 +7,44 @@ import { ROOT } from './helpers.ts';
 
 /** The claims an agent depends on: each needs a note citing the page it was read from. */
 const SOURCED_CLAIMS = [
-  'auth_type', 'auth_note', 'rate_limits', 'details.authentication', 'details.registration', 'details.anonymous',
-  'details.rate_limits', 'details.pricing', 'details.post_or_reply',
+  'auth_type',
+  'auth_note',
+  'rate_limits',
+  'details.authentication',
+  'details.registration',
+  'details.anonymous',
+  'details.rate_limits',
+  'details.pricing',
+  'details.post_or_reply',
 ];
 
-interface Note { field: string; source: string; note: string; seen_at: string }
+interface Note {
+  field: string;
+  source: string;
+  note: string;
+  seen_at: string;
+}
 
-const minimal = { slug: 'noted', kind: 'tool', name: 'Noted', category: 'data', description: 'd', url: 'https://example.org', docs_url: 'https://example.org/docs', tags: 't', details: { pricing: 'Free.' }, verified_at: '2026-11-23', status: 'documented' };
-const note = (overrides: Record<string, unknown>) => ({ field: 'details.pricing', source: 'https://example.org/pricing', note: 'The page says it is free.', seen_at: '2026-11-23', ...overrides });
+const minimal = {
+  slug: 'noted',
+  kind: 'tool',
+  name: 'Noted',
+  category: 'data',
+  description: 'd',
+  url: 'https://example.org',
+  docs_url: 'https://example.org/docs',
+  tags: 't',
+  details: { pricing: 'Free.' },
+  verified_at: '2026-11-23',
+  status: 'documented',
+};
+const note = (overrides: Record<string, unknown>) => ({
+  field: 'details.pricing',
+  source: 'https://example.org/pricing',
+  note: 'The page says it is free.',
+  seen_at: '2026-11-23',
+  ...overrides,
+});
 
 function problemsOf(listing: Record<string, unknown>): readonly string[] {
   try {
@@ -32,12 +62,21 @@ test('a well-formed note passes, and each malformed one is named by listing, not
     ['not a list', /^listing 0 \("noted"\): field_notes must be an array of notes \{ field, source, note, seen_at \}$/],
     [['a string'], /^listing 0 \("noted"\): field_notes\[0\] must be an object/],
     [[note({ extra: 1 })], /field_notes\[0\] has unknown members \(extra\); allowed: field, source, note, seen_at/],
-    [[note({ field: 'details.registration' })], /field_notes\[0\]\.field must name a field this listing has, or details\.<member>, got "details\.registration"/],
+    [
+      [note({ field: 'details.registration' })],
+      /field_notes\[0\]\.field must name a field this listing has, or details\.<member>, got "details\.registration"/,
+    ],
     [[note({ field: 'rate_limits' })], /field_notes\[0\]\.field must name a field this listing has/],
-    [[note({ source: 'http://example.org/pricing' })], /field_notes\[0\]\.source must be the https URL of the page read, got "http:\/\/example\.org\/pricing"/],
+    [
+      [note({ source: 'http://example.org/pricing' })],
+      /field_notes\[0\]\.source must be the https URL of the page read, got "http:\/\/example\.org\/pricing"/,
+    ],
     [[note({ source: 'the website' })], /field_notes\[0\]\.source must be the https URL/],
     [[note({ note: '  ' })], /field_notes\[0\]\.note must say in one sentence what the page says/],
-    [[note({ seen_at: '2026-02-30' })], /field_notes\[0\]\.seen_at must be the day the page was read, as YYYY-MM-DD, got "2026-02-30"/],
+    [
+      [note({ seen_at: '2026-02-30' })],
+      /field_notes\[0\]\.seen_at must be the day the page was read, as YYYY-MM-DD, got "2026-02-30"/,
+    ],
     [[note({}), note({ seen_at: undefined })], /field_notes\[1\]\.seen_at must be the day the page was read/],
   ];
   for (const [notes, expected] of cases) {
@@ -72,10 +111,14 @@ test('every shipped claim an agent depends on cites the https page it was read f
       assert.ok(noted.has(claim), `${listing.slug}: ${claim} has no field note`);
     }
     for (const item of notes) assert.match(item.source, /^https:\/\//, `${listing.slug}: ${item.field}`);
-    const lastRead = notes.map((item) => item.seen_at).sort().at(-1);
+    const lastRead = notes
+      .map((item) => item.seen_at)
+      .sort()
+      .at(-1);
     assert.equal(listing.verified_at, lastRead, `${listing.slug}: verified_at is the day its notes were last read`);
     assert.ok(String(listing.verified_at) <= today, `${listing.slug}: verified_at is not in the future`);
-    if (listing.status !== 'documented') assert.ok(noted.has('status'), `${listing.slug}: a ${listing.status} status says why`);
+    if (listing.status !== 'documented')
+      assert.ok(noted.has('status'), `${listing.slug}: a ${listing.status} status says why`);
   }
 });
 

@@ -19,7 +19,9 @@ test('the OpenAPI document is served as OpenAPI 3.1 for interface version 1.0.0'
   assert.deepEqual(response.body.servers, [{ url: service.url, description: 'This service' }]);
   assert.deepEqual(response.body.info.license, { name: 'MIT', identifier: 'MIT' });
   assert.deepEqual(response.body.components.securitySchemes.ConversationBearer, {
-    type: 'http', scheme: 'bearer', description: response.body.components.securitySchemes.ConversationBearer.description,
+    type: 'http',
+    scheme: 'bearer',
+    description: response.body.components.securitySchemes.ConversationBearer.description,
   });
 });
 
@@ -27,14 +29,23 @@ test("Redocly's recommended rules find nothing to fault in the served document",
   const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://agents.example.org' } });
   const served = await request(service.url, 'GET', '/api/v1/openapi.json');
   const config = await createConfig({ extends: ['recommended'] });
-  const problems = await lintFromString({ source: served.text, absoluteRef: `${service.url}/api/v1/openapi.json`, config });
-  const found = problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
+  const problems = await lintFromString({
+    source: served.text,
+    absoluteRef: `${service.url}/api/v1/openapi.json`,
+    config,
+  });
+  const found = problems.map(
+    (problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`,
+  );
   assert.deepEqual(found, []);
 });
 
 test('the document and the router list exactly the same operations', () => {
   // OPTIONS preflights are answered on every path and described nowhere as operations.
-  const fromRouter = routes.filter((route) => route.method !== 'OPTIONS').map((route) => `${route.method} ${route.pattern.replace(/:(\w+)/g, '{$1}')}`).sort();
+  const fromRouter = routes
+    .filter((route) => route.method !== 'OPTIONS')
+    .map((route) => `${route.method} ${route.pattern.replace(/:(\w+)/g, '{$1}')}`)
+    .sort();
   const fromDocument = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
     .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
     .sort();
@@ -52,7 +63,10 @@ test('every API operation declares the contract error statuses, bearer where nee
       const needsBearer = path.startsWith('/api/v1/conversations/');
       assert.deepEqual(operation.security, needsBearer ? [{ ConversationBearer: [] }] : [], label);
       if (method === 'post') {
-        assert.ok(operation.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/Idempotency-Key'), `${label} needs Idempotency-Key`);
+        assert.ok(
+          operation.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/Idempotency-Key'),
+          `${label} needs Idempotency-Key`,
+        );
       }
     }
   }
@@ -64,10 +78,21 @@ test('every API operation declares the contract error statuses, bearer where nee
 test('the schema checker is not vacuous: it rejects bodies that break the schemas', () => {
   const root = doc;
   const message = { $ref: '#/components/schemas/Message' };
-  assert.deepEqual(validate({ seq: 1, author: 'client', message: 'hi', created_at: '2026-01-01T00:00:00.000Z' }, message, root), []);
-  assert.ok(validate({ seq: 0, author: 'robot', message: '', created_at: 'yesterday', extra: 1 }, message, root).length >= 5);
-  assert.ok(validate({ items: [], total: 0, limit: 30, offset: 0 }, { $ref: '#/components/schemas/ListingPage' }, root).some((p) => p.includes('next_offset')));
-  assert.ok(validate({ error: { code: '400', message: 'x' } }, { $ref: '#/components/schemas/Error' }, root).length > 0);
+  assert.deepEqual(
+    validate({ seq: 1, author: 'client', message: 'hi', created_at: '2026-01-01T00:00:00.000Z' }, message, root),
+    [],
+  );
+  assert.ok(
+    validate({ seq: 0, author: 'robot', message: '', created_at: 'yesterday', extra: 1 }, message, root).length >= 5,
+  );
+  assert.ok(
+    validate({ items: [], total: 0, limit: 30, offset: 0 }, { $ref: '#/components/schemas/ListingPage' }, root).some(
+      (p) => p.includes('next_offset'),
+    ),
+  );
+  assert.ok(
+    validate({ error: { code: '400', message: 'x' } }, { $ref: '#/components/schemas/Error' }, root).length > 0,
+  );
 });
 
 test('real answers match the schemas the document declares for them', async (t) => {
@@ -80,10 +105,15 @@ test('real answers match the schemas the document declares for them', async (t) 
     assert.ok(declared, `${method} ${path} declares ${response.status}`);
     const schema = declared.content?.['application/json']?.schema;
     assert.ok(schema, `${method} ${path} ${response.status} has a JSON schema`);
-    assert.deepEqual(validate(response.body, schema, doc), [], `${method} ${path} ${response.status}: ${response.text.slice(0, 300)}`);
+    assert.deepEqual(
+      validate(response.body, schema, doc),
+      [],
+      `${method} ${path} ${response.status}: ${response.text.slice(0, 300)}`,
+    );
     checked.push(`${method} ${path} ${response.status}`);
   }
-  const get = (path: string, url = path, options = {}) => request(service.url, 'GET', url, options).then((r) => check('GET', path, r));
+  const get = (path: string, url = path, options = {}) =>
+    request(service.url, 'GET', url, options).then((r) => check('GET', path, r));
 
   await get('/api/v1/health');
   await get('/api/v1/contact-info');
@@ -95,12 +125,34 @@ test('real answers match the schemas the document declares for them', async (t) 
   await get('/api/v1/directory/{slug}', '/api/v1/directory/alpha-api');
   await get('/api/v1/directory/{slug}', '/api/v1/directory/nope');
 
-  const created = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'hi', metadata: { agent_name: 'a', model: 'm', framework: 'f' } } });
+  const created = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'hi', metadata: { agent_name: 'a', model: 'm', framework: 'f' } },
+  });
   check('POST', '/api/v1/conversations', created);
   const { id, access_token: token } = created.body;
-  check('POST', '/api/v1/conversations', await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: '' } }));
-  check('POST', '/api/v1/conversations', await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), body: 'x', headers: { 'content-type': 'text/plain' } }));
-  check('POST', '/api/v1/conversations', await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'x'.repeat(20000) } }));
+  check(
+    'POST',
+    '/api/v1/conversations',
+    await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: '' } }),
+  );
+  check(
+    'POST',
+    '/api/v1/conversations',
+    await request(service.url, 'POST', '/api/v1/conversations', {
+      key: newKey(),
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    }),
+  );
+  check(
+    'POST',
+    '/api/v1/conversations',
+    await request(service.url, 'POST', '/api/v1/conversations', {
+      key: newKey(),
+      json: { message: 'x'.repeat(20000) },
+    }),
+  );
 
   const base = `/api/v1/conversations/${id}`;
   await get('/api/v1/conversations/{id}', base, { token });
@@ -121,12 +173,16 @@ test('real answers match the schemas the document declares for them', async (t) 
   check('POST', '/api/v1/conversations/{id}/messages', await follow({ message: 'closed' }, newKey())); // 410
 
   for (const expected of ['201', '200', '409', '429', '410', '400', '401', '403', '404', '413', '415']) {
-    assert.ok(checked.some((line) => line.endsWith(` ${expected}`)), `a real ${expected} was checked`);
+    assert.ok(
+      checked.some((line) => line.endsWith(` ${expected}`)),
+      `a real ${expected} was checked`,
+    );
   }
 });
 
 test('each error status is described from the refusal catalogue for the operations that can give it', () => {
-  const describe = (path: string, method: string, status: number) => doc.paths[path][method].responses[String(status)].description as string;
+  const describe = (path: string, method: string, status: number) =>
+    doc.paths[path][method].responses[String(status)].description as string;
   const notAnswered = /^Not answered by this operation/;
   assert.match(describe('/api/v1/directory', 'get', 401), notAnswered, 'a public list never asks for a credential');
   assert.match(describe('/api/v1/directory', 'get', 409), notAnswered);

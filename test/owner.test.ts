@@ -7,7 +7,8 @@ import { DatabaseSync } from 'node:sqlite';
 import type { LogEntry } from '../src/accesslog.ts';
 import { createNotifier } from '../src/notify.ts';
 import {
-  assertRefused, fakeClock,
+  assertRefused,
+  fakeClock,
   FIXTURE_LISTINGS,
   newKey,
   openConversation,
@@ -21,8 +22,11 @@ import {
 } from './helpers.ts';
 
 /** Runs the owner script as a child process against the service's database. */
-const owner = (service: { dbPath: string }, args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
-  runOwner(service.dbPath, args, options);
+const owner = (
+  service: { dbPath: string },
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+) => runOwner(service.dbPath, args, options);
 
 function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
   assert.equal(result.code, 1, result.stderr);
@@ -35,7 +39,11 @@ function assertFailsWith(result: { code: number | null; stdout: string; stderr: 
  * its own, so that Ctrl-C reaches npm and the script alike, as a terminal sends it.
  */
 function startWatch(t: TestContext, dbPath: string) {
-  const child = spawn('npm', ['run', '-s', 'owner', '--', 'watch'], { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath }, detached: true });
+  const child = spawn('npm', ['run', '-s', 'owner', '--', 'watch'], {
+    cwd: ROOT,
+    env: { ...process.env, DB_PATH: dbPath },
+    detached: true,
+  });
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
@@ -54,7 +62,9 @@ function startWatch(t: TestContext, dbPath: string) {
 }
 
 async function updates(service: TestService, conversation: { id: string; token: string }, after = 0) {
-  return request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates?after=${after}`, { token: conversation.token });
+  return request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates?after=${after}`, {
+    token: conversation.token,
+  });
 }
 
 test('inbox lists waiting conversations first, longest waiting on top, blocked ones below them, and hides closed ones unless --all', async (t) => {
@@ -62,7 +72,10 @@ test('inbox lists waiting conversations first, longest waiting on top, blocked o
   const service = await startTestService(t, { now: clock.now });
   const blocked = await openConversation(service.url, { message: 'oldest, but blocked' });
   clock.advance(60_000);
-  const older = await openConversation(service.url, { message: 'older question', metadata: { agent_name: 'first-agent' } });
+  const older = await openConversation(service.url, {
+    message: 'older question',
+    metadata: { agent_name: 'first-agent' },
+  });
   clock.advance(60_000);
   const answered = await openConversation(service.url, { message: 'answered one' });
   clock.advance(60_000);
@@ -75,17 +88,40 @@ test('inbox lists waiting conversations first, longest waiting on top, blocked o
   const inbox = await owner(service, ['inbox']);
   assert.equal(inbox.code, 0, inbox.stderr);
   const lines = inbox.stdout.trim().split('\n');
-  assert.deepEqual(lines.map((line) => [older, newer, blocked, answered].findIndex((c) => line.includes(c.id))), [0, 1, 2, 3]);
+  assert.deepEqual(
+    lines.map((line) => [older, newer, blocked, answered].findIndex((c) => line.includes(c.id))),
+    [0, 1, 2, 3],
+  );
   assert.match(lines[0] as string, /^WAITING .* open .* 1 msgs .*first-agent \(unverified\).*client: "older question"/);
-  assert.match(lines[2] as string, /^BLOCKED .* open .*client: "oldest, but blocked"/, 'a blocked conversation does not wait for the owner');
+  assert.match(
+    lines[2] as string,
+    /^BLOCKED .* open .*client: "oldest, but blocked"/,
+    'a blocked conversation does not wait for the owner',
+  );
   assert.match(lines[3] as string, /answered .* 2 msgs .*owner: "Done\."/);
   assert.ok(!inbox.stdout.includes(closed.id));
 
   const all = await owner(service, ['inbox', '--all', '--json']);
-  const items = JSON.parse(all.stdout) as { id: string; status: string; agent_name: string | null; agent_name_verified: boolean; waiting_for_reply: boolean; message_count: number }[];
-  assert.deepEqual(items.map((item) => item.id), [older.id, newer.id, blocked.id, answered.id, closed.id]);
-  assert.deepEqual(items.map((item) => item.status), ['open', 'open', 'open', 'answered', 'closed']);
-  assert.deepEqual(items.map((item) => item.waiting_for_reply), [true, true, false, false, false]);
+  const items = JSON.parse(all.stdout) as {
+    id: string;
+    status: string;
+    agent_name: string | null;
+    agent_name_verified: boolean;
+    waiting_for_reply: boolean;
+    message_count: number;
+  }[];
+  assert.deepEqual(
+    items.map((item) => item.id),
+    [older.id, newer.id, blocked.id, answered.id, closed.id],
+  );
+  assert.deepEqual(
+    items.map((item) => item.status),
+    ['open', 'open', 'open', 'answered', 'closed'],
+  );
+  assert.deepEqual(
+    items.map((item) => item.waiting_for_reply),
+    [true, true, false, false, false],
+  );
   assert.equal(items[0]?.agent_name, 'first-agent');
   assert.equal(items[0]?.agent_name_verified, false);
   assert.equal(items[3]?.message_count, 2);
@@ -93,7 +129,10 @@ test('inbox lists waiting conversations first, longest waiting on top, blocked o
 
 test('show prints the whole history with authors and times, or JSON', async (t) => {
   const service = await startTestService(t);
-  const conversation = await openConversation(service.url, { message: 'line one\nline two', metadata: { agent_name: 'scout', model: 'm1' } });
+  const conversation = await openConversation(service.url, {
+    message: 'line one\nline two',
+    metadata: { agent_name: 'scout', model: 'm1' },
+  });
   await owner(service, ['reply', conversation.id, 'An answer.']);
   const shown = await owner(service, ['show', conversation.id.slice(0, 8)]);
   assert.equal(shown.code, 0, shown.stderr);
@@ -104,7 +143,10 @@ test('show prints the whole history with authors and times, or JSON', async (t) 
   const json = JSON.parse((await owner(service, ['show', conversation.id, '--json'])).stdout);
   assert.equal(json.id, conversation.id);
   assert.equal(json.metadata_verified, false);
-  assert.deepEqual(json.messages.map((m: { author: string }) => m.author), ['client', 'owner']);
+  assert.deepEqual(
+    json.messages.map((m: { author: string }) => m.author),
+    ['client', 'owner'],
+  );
 });
 
 test('a reply is seen by the running server on its very next request', async (t) => {
@@ -116,7 +158,9 @@ test('a reply is seen by the running server on its very next request', async (t)
   assert.equal(replied.stdout.trim(), `Replied to ${conversation.id} as seq 2.`);
   const after = await updates(service, conversation, 1);
   assert.deepEqual([after.body.new_reply, after.body.status, after.body.latest_owner_seq], [true, 'answered', 2]);
-  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, { token: conversation.token });
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, {
+    token: conversation.token,
+  });
   assert.equal(history.body.items[0].message, 'Hello from the owner.');
   assert.equal(history.body.items[0].author, 'owner');
 });
@@ -127,16 +171,27 @@ test('reply - reads a multi-line reply from stdin, keeping its lines', async (t)
   const text = 'Dear agent,\n\n  indented line\nlast line';
   const replied = await owner(service, ['reply', conversation.id, '-'], { input: `${text}\n` });
   assert.equal(replied.code, 0, replied.stderr);
-  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, { token: conversation.token });
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages?after=1`, {
+    token: conversation.token,
+  });
   assert.equal(history.body.items[0].message, text);
 });
 
 test('a reply is held to the client rules and writes nothing when refused', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
-  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: '  \n' }), /reply was not sent: .*message.* must not be empty/);
-  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'x'.repeat(8001) }), /at most 8000 characters/);
-  assertFailsWith(await owner(service, ['reply', conversation.id, '-'], { input: 'a\u0000b' }), /must not contain the NUL character/);
+  assertFailsWith(
+    await owner(service, ['reply', conversation.id, '-'], { input: '  \n' }),
+    /reply was not sent: .*message.* must not be empty/,
+  );
+  assertFailsWith(
+    await owner(service, ['reply', conversation.id, '-'], { input: 'x'.repeat(8001) }),
+    /at most 8000 characters/,
+  );
+  assertFailsWith(
+    await owner(service, ['reply', conversation.id, '-'], { input: 'a\u0000b' }),
+    /must not contain the NUL character/,
+  );
   assertFailsWith(await owner(service, ['reply', conversation.id]), /give the reply text/);
   assert.equal(service.store.messageCount(), 1);
 });
@@ -144,16 +199,23 @@ test('a reply is held to the client rules and writes nothing when refused', asyn
 test('owner replies count toward the daily maximum and are refused there unless --force', async (t) => {
   const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '2' } });
   const conversation = await openConversation(service.url);
-  assert.equal((await owner(service, ['reply', conversation.id, 'one'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).code, 0);
+  assert.equal(
+    (await owner(service, ['reply', conversation.id, 'one'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).code,
+    0,
+  );
   const followUp = await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
-    token: conversation.token, key: newKey(), json: { message: 'over the maximum' },
+    token: conversation.token,
+    key: newKey(),
+    json: { message: 'over the maximum' },
   });
   assertRefused(followUp, 429, /shared maximum of 2 messages per UTC day/); // the owner's reply used the last message of the day
   assertFailsWith(
     await owner(service, ['reply', conversation.id, 'two'], { env: { DAILY_MESSAGE_LIMIT: '2' } }),
     /shared maximum of 2 messages is reached; add --force/,
   );
-  const forced = await owner(service, ['reply', conversation.id, 'two', '--force'], { env: { DAILY_MESSAGE_LIMIT: '2' } });
+  const forced = await owner(service, ['reply', conversation.id, 'two', '--force'], {
+    env: { DAILY_MESSAGE_LIMIT: '2' },
+  });
   assert.equal(forced.code, 0, forced.stderr);
   assert.equal(service.store.messageCount(), 3);
   const stats = JSON.parse((await owner(service, ['stats', '--json'], { env: { DAILY_MESSAGE_LIMIT: '2' } })).stdout);
@@ -164,13 +226,20 @@ test('owner replies count toward the daily maximum and are refused there unless 
 test('close and reopen change what the client may do; a closed conversation takes no reply', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
-  const followUp = () => request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
-    token: conversation.token, key: newKey(), json: { message: 'more' },
-  });
+  const followUp = () =>
+    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+      token: conversation.token,
+      key: newKey(),
+      json: { message: 'more' },
+    });
   assert.equal((await followUp()).status, 201); // the server now knows this credential
   assert.equal((await owner(service, ['close', conversation.id])).code, 0);
   assertRefused(await followUp(), 410, /closed this conversation/);
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body.status, 'closed');
+  assert.equal(
+    (await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body
+      .status,
+    'closed',
+  );
   assertFailsWith(await owner(service, ['reply', conversation.id, 'late']), /is closed; reopen it first/);
   assertFailsWith(await owner(service, ['close', conversation.id]), /already closed/);
   assert.equal((await owner(service, ['reopen', conversation.id])).code, 0);
@@ -181,13 +250,23 @@ test('close and reopen change what the client may do; a closed conversation take
 test('block makes the credential answer 403 saying the owner blocked it; unblock lifts it', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
-  const read = () => request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
+  const read = () =>
+    request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
   assert.equal((await read()).status, 200); // the server now knows this credential
   assert.equal((await owner(service, ['block', conversation.id])).code, 0);
-  const blocked = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
+  const blocked = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: conversation.token,
+  });
   assertRefused(blocked, 403, /owner has blocked this conversation/);
   assert.equal((await owner(service, ['unblock', conversation.id])).code, 0);
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token })).status, 200);
+  assert.equal(
+    (
+      await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, {
+        token: conversation.token,
+      })
+    ).status,
+    200,
+  );
 });
 
 test('export writes JSON Lines with every message and never the credential or its hash', async (t) => {
@@ -197,9 +276,15 @@ test('export writes JSON Lines with every message and never the credential or it
   await owner(service, ['reply', a.id, 'answer']);
   const exported = await owner(service, ['export']);
   assert.equal(exported.code, 0, exported.stderr);
-  const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const lines = exported.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.deepEqual(lines.map((line) => line.id).sort(), [a.id, b.id].sort());
-  assert.deepEqual(lines.find((line) => line.id === a.id).messages.map((m: { message: string }) => m.message), ['first', 'answer']);
+  assert.deepEqual(
+    lines.find((line) => line.id === a.id).messages.map((m: { message: string }) => m.message),
+    ['first', 'answer'],
+  );
   for (const secret of [a.token, b.token]) assert.ok(!exported.stdout.includes(secret));
   assert.ok(!/token|hash/i.test(exported.stdout));
   const one = await owner(service, ['export', b.id]);
@@ -213,7 +298,9 @@ test('watch prints each new client message as it arrives and ends cleanly on Ctr
   const watch = startWatch(t, service.dbPath);
   await watch.waitFor(/Watching for new client messages/);
   await request(service.url, 'POST', `/api/v1/conversations/${existing.id}/messages`, {
-    token: existing.token, key: newKey(), json: { message: 'a follow-up\nin two lines' },
+    token: existing.token,
+    key: newKey(),
+    json: { message: 'a follow-up\nin two lines' },
   });
   await openConversation(service.url, { message: 'a brand new conversation', metadata: { agent_name: 'newcomer' } });
   await watch.waitFor(/a brand new conversation/);
@@ -232,7 +319,11 @@ test('watch prints a message stamped in the same millisecond as one it already p
   await watch.waitFor(/Watching/);
   const { id, token } = await openConversation(service.url, { message: 'first in this millisecond' });
   await watch.waitFor(/first in this millisecond/);
-  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'second in the same millisecond' } });
+  await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: newKey(),
+    json: { message: 'second in the same millisecond' },
+  });
   await watch.waitFor(/second in the same millisecond/);
   assert.equal(watch.output().split('first in this millisecond').length, 2, 'printed once');
   await watch.interrupt();
@@ -253,8 +344,20 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/zeta-forum')).body.name, 'Zeta Forum Renamed');
 
   const bad = path.join(dir, 'bad.json');
-  const unsourced = { ...added, slug: 'unsourced', field_notes: [{ field: 'details.pricing', source: 'http://example.org/', note: 'Free.', seen_at: '2026-11-23' }] };
-  writeFileSync(bad, JSON.stringify([{ ...added, slug: 'another-new' }, { ...added, slug: 'Bad Slug', status: 'gone' }, { name: 'x' }, unsourced]));
+  const unsourced = {
+    ...added,
+    slug: 'unsourced',
+    field_notes: [{ field: 'details.pricing', source: 'http://example.org/', note: 'Free.', seen_at: '2026-11-23' }],
+  };
+  writeFileSync(
+    bad,
+    JSON.stringify([
+      { ...added, slug: 'another-new' },
+      { ...added, slug: 'Bad Slug', status: 'gone' },
+      { name: 'x' },
+      unsourced,
+    ]),
+  );
   const refused = await owner(service, ['listings', 'import', bad]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /nothing was imported/);
@@ -262,7 +365,10 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.match(refused.stderr, /listing 1 \("Bad Slug"\): status must be one of documented, unavailable, limited/);
   assert.match(refused.stderr, /listing 2: slug is required/);
   assert.match(refused.stderr, /listing 3 \("unsourced"\): field_notes\[0\]\.field must name a field this listing has/);
-  assert.match(refused.stderr, /listing 3 \("unsourced"\): field_notes\[0\]\.source must be the https URL of the page read/);
+  assert.match(
+    refused.stderr,
+    /listing 3 \("unsourced"\): field_notes\[0\]\.source must be the https URL of the page read/,
+  );
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404, /No listing has this slug/);
 
   const exported = await owner(service, ['listings', 'export']);
@@ -274,8 +380,14 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assert.equal((await owner(service, ['listings', 'remove', 'brand-new-tool'])).code, 0);
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404, /No listing has this slug/);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory')).body.total, 12);
-  assertFailsWith(await owner(service, ['listings', 'remove', 'brand-new-tool']), /no listing has the slug "brand-new-tool"/);
-  assertFailsWith(await owner(service, ['listings', 'import', path.join(dir, 'missing.json')]), /cannot read .*missing\.json/);
+  assertFailsWith(
+    await owner(service, ['listings', 'remove', 'brand-new-tool']),
+    /no listing has the slug "brand-new-tool"/,
+  );
+  assertFailsWith(
+    await owner(service, ['listings', 'import', path.join(dir, 'missing.json')]),
+    /cannot read .*missing\.json/,
+  );
   assertFailsWith(await owner(service, ['listings', 'frobnicate']), /usage: listings import/);
 });
 
@@ -295,21 +407,43 @@ test('listings stale lists the listings not read against their documentation for
   const text = await owner(service, ['listings', 'stale']);
   assert.equal(text.code, 0, text.stderr);
   const lines = text.stdout.trim().split('\n');
-  assert.equal(lines[0], `2 of 12 listings were last read against their documentation before ${daysAgo(90)} (90 days ago), oldest first:`);
+  assert.equal(
+    lines[0],
+    `2 of 12 listings were last read against their documentation before ${daysAgo(90)} (90 days ago), oldest first:`,
+  );
   assert.match(lines[1] as string, new RegExp(`^${daysAgo(200)}  ${older?.slug} +${older?.docs_url}$`));
   assert.match(lines[2] as string, new RegExp(`^${daysAgo(100)}  ${oldest?.slug} +${oldest?.docs_url}$`));
   assert.equal(lines.length, 3);
 
-  const json = JSON.parse((await owner(service, ['listings', 'stale', '--days', '30', '--json'])).stdout) as { slug: string; days_since: number; docs_url: string }[];
-  assert.deepEqual(json.map((listing) => listing.slug), [older?.slug, oldest?.slug, recent?.slug]);
-  assert.deepEqual(json.map((listing) => listing.days_since), [200, 100, 60]);
+  const json = JSON.parse((await owner(service, ['listings', 'stale', '--days', '30', '--json'])).stdout) as {
+    slug: string;
+    days_since: number;
+    docs_url: string;
+  }[];
+  assert.deepEqual(
+    json.map((listing) => listing.slug),
+    [older?.slug, oldest?.slug, recent?.slug],
+  );
+  assert.deepEqual(
+    json.map((listing) => listing.days_since),
+    [200, 100, 60],
+  );
   assert.deepEqual(Object.keys(json[0] as object), ['slug', 'name', 'verified_at', 'days_since', 'docs_url']);
 
   const fresh = await owner(service, ['listings', 'stale', '--days', '365']);
-  assert.equal(fresh.stdout.trim(), `All 12 listings were read against their documentation in the last 365 days (on or after ${daysAgo(365)}).`);
+  assert.equal(
+    fresh.stdout.trim(),
+    `All 12 listings were read against their documentation in the last 365 days (on or after ${daysAgo(365)}).`,
+  );
   assert.deepEqual(JSON.parse((await owner(service, ['listings', 'stale', '--days', '365', '--json'])).stdout), []);
-  assertFailsWith(await owner(service, ['listings', 'stale', '--days', 'soon']), /--days must be a whole number of days, got "soon"/);
-  assertFailsWith(await owner(service, ['listings', 'export', '--days', '3']), /usage: listings import <file> \| listings export/);
+  assertFailsWith(
+    await owner(service, ['listings', 'stale', '--days', 'soon']),
+    /--days must be a whole number of days, got "soon"/,
+  );
+  assertFailsWith(
+    await owner(service, ['listings', 'export', '--days', '3']),
+    /usage: listings import <file> \| listings export/,
+  );
 });
 
 test('stats gives the day count, conversations by status and the database size', async (t) => {
@@ -335,7 +469,13 @@ test('backup makes a consistent copy while the server runs, holding every messag
   const conversations = [];
   for (let i = 0; i < 5; i++) conversations.push(await openConversation(service.url, { message: `message ${i}` }));
   const writes = Promise.all(
-    conversations.map((c) => request(service.url, 'POST', `/api/v1/conversations/${c.id}/messages`, { token: c.token, key: newKey(), json: { message: 'during backup' } })),
+    conversations.map((c) =>
+      request(service.url, 'POST', `/api/v1/conversations/${c.id}/messages`, {
+        token: c.token,
+        key: newKey(),
+        json: { message: 'during backup' },
+      }),
+    ),
   );
   const target = path.join(dir, 'backup.db');
   const result = await owner(service, ['backup', target]);
@@ -345,11 +485,17 @@ test('backup makes a consistent copy while the server runs, holding every messag
   const copy = new DatabaseSync(target, { readOnly: true });
   t.after(() => copy.close());
   assert.equal((copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check, 'ok');
-  const copied = copy.prepare("SELECT message FROM messages WHERE seq = 1 ORDER BY message").all().map((row) => row.message);
+  const copied = copy
+    .prepare('SELECT message FROM messages WHERE seq = 1 ORDER BY message')
+    .all()
+    .map((row) => row.message);
   assert.deepEqual(copied, ['message 0', 'message 1', 'message 2', 'message 3', 'message 4']);
   assert.deepEqual(readdirSync(dir), ['backup.db'], 'one self-contained file, no partial file left behind');
   assertFailsWith(await owner(service, ['backup', target]), /already exists/);
-  assertFailsWith(await owner(service, ['backup', path.join(dir, 'no-such-folder', 'b.db')]), /cannot write the backup/);
+  assertFailsWith(
+    await owner(service, ['backup', path.join(dir, 'no-such-folder', 'b.db')]),
+    /cannot write the backup/,
+  );
   assert.deepEqual(readdirSync(dir), ['backup.db']);
 });
 
@@ -360,27 +506,50 @@ test('purge-expired deletes conversations whose credential expired, with their m
   clock.set(new Date().toISOString());
   const current = await openConversation(service.url, { message: 'new' });
   // The server knows both credentials before the purge, as it would in service.
-  assertRefused(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 410, /expired at/);
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
+  assertRefused(
+    await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }),
+    410,
+    /expired at/,
+  );
+  assert.equal(
+    (await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status,
+    200,
+  );
   const purged = await owner(service, ['purge-expired']);
   assert.equal(purged.stdout.trim(), 'Deleted 1 expired conversation with their messages and keys.');
   assert.equal(service.store.conversationById(expired.id), undefined);
   assert.equal(service.store.messagesAfter(expired.id, 0, 100).length, 0);
-  assertRefused(await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }), 401, /matches no conversation/);
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status, 200);
+  assertRefused(
+    await request(service.url, 'GET', `/api/v1/conversations/${expired.id}`, { token: expired.token }),
+    401,
+    /matches no conversation/,
+  );
+  assert.equal(
+    (await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status,
+    200,
+  );
 });
 
 test('bad input gets one clear line on stderr and a non-zero exit', async (t) => {
   const service = await startTestService(t);
   await openConversation(service.url);
   assertFailsWith(await owner(service, ['frobnicate']), /^error: unknown command "frobnicate"; run with --help/);
-  assertFailsWith(await owner(service, ['show', '00000000-0000-4000-8000-000000000000']), /no conversation has an id starting with/);
+  assertFailsWith(
+    await owner(service, ['show', '00000000-0000-4000-8000-000000000000']),
+    /no conversation has an id starting with/,
+  );
   assertFailsWith(await owner(service, ['show', 'not-an-id!']), /is not a conversation id/);
   assertFailsWith(await owner(service, ['show']), /give a conversation id/);
   assertFailsWith(await owner(service, ['inbox', '--bogus']), /Unknown option '--bogus'; usage: inbox/);
   assertFailsWith(await owner(service, ['backup']), /give the file/);
-  assertFailsWith(await owner({ dbPath: path.join(tempDir(t), 'none.db') }, ['inbox']), /no database at .*none\.db; start the server once/);
-  assertFailsWith(await owner(service, ['stats'], { env: { DAILY_MESSAGE_LIMIT: 'lots' } }), /DAILY_MESSAGE_LIMIT must be a whole number/);
+  assertFailsWith(
+    await owner({ dbPath: path.join(tempDir(t), 'none.db') }, ['inbox']),
+    /no database at .*none\.db; start the server once/,
+  );
+  assertFailsWith(
+    await owner(service, ['stats'], { env: { DAILY_MESSAGE_LIMIT: 'lots' } }),
+    /DAILY_MESSAGE_LIMIT must be a whole number/,
+  );
   assert.ok(!existsSync(path.join(ROOT, 'data', 'none.db')));
 });
 
@@ -388,7 +557,21 @@ test('--help explains the script and each command', async (t) => {
   const service = await startTestService(t);
   const help = await owner(service, ['--help']);
   assert.equal(help.code, 0);
-  for (const command of ['inbox', 'show', 'reply', 'close', 'reopen', 'block', 'unblock', 'export', 'watch', 'listings', 'stats', 'backup', 'purge-expired']) {
+  for (const command of [
+    'inbox',
+    'show',
+    'reply',
+    'close',
+    'reopen',
+    'block',
+    'unblock',
+    'export',
+    'watch',
+    'listings',
+    'stats',
+    'backup',
+    'purge-expired',
+  ]) {
     assert.match(help.stdout, new RegExp(`^  ${command}`, 'm'));
   }
   const replyHelp = await owner(service, ['reply', '--help']);
@@ -402,16 +585,33 @@ test('NOTIFY_COMMAND runs the documented example after each new client message',
   process.env.NOTIFY_FILE = notifyFile; // the notifier inherits the server's environment
   t.after(() => delete process.env.NOTIFY_FILE);
   const service = await startTestService(t, { env: { NOTIFY_COMMAND: path.join(ROOT, 'docs/notify-example.sh') } });
-  const conversation = await openConversation(service.url, { message: 'Hello there', metadata: { agent_name: 'notifier-test' } });
+  const conversation = await openConversation(service.url, {
+    message: 'Hello there',
+    metadata: { agent_name: 'notifier-test' },
+  });
   const key = newKey();
-  const post = () => request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token, key, json: { message: 'Second\nmessage' } });
+  const post = () =>
+    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+      token: conversation.token,
+      key,
+      json: { message: 'Second\nmessage' },
+    });
   assert.equal((await post()).status, 201);
   assert.equal((await post()).status, 200); // a duplicate notifies nobody
   await owner(service, ['reply', conversation.id, 'owner replies are not notified']);
-  await waitUntil(() => existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3, 'two notifications were written');
+  await waitUntil(
+    () => existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3,
+    'two notifications were written',
+  );
   const text = readFileSync(notifyFile, 'utf8');
-  assert.match(text, new RegExp(`conversation ${conversation.id}  #1  from notifier-test \\(unverified\\)\\nHello there`));
-  assert.match(text, new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`));
+  assert.match(
+    text,
+    new RegExp(`conversation ${conversation.id}  #1  from notifier-test \\(unverified\\)\\nHello there`),
+  );
+  assert.match(
+    text,
+    new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`),
+  );
   assert.ok(!text.includes(conversation.token));
   assert.ok(!text.includes('owner replies'));
 });
@@ -428,13 +628,21 @@ test('NOTIFY_COMMAND runs one notification at a time, in the order the messages 
   const service = await startTestService(t, { env: { NOTIFY_COMMAND: notifier } });
   const conversation = await openConversation(service.url);
   const followUps = [2, 3].map((n) =>
-    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token, key: newKey(), json: { message: `follow-up ${n}` } }),
+    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+      token: conversation.token,
+      key: newKey(),
+      json: { message: `follow-up ${n}` },
+    }),
   );
   for (const response of await Promise.all(followUps)) assert.equal(response.status, 201);
   const seqsFile = path.join(dir, 'seqs.txt');
   const lines = () => (existsSync(seqsFile) ? readFileSync(seqsFile, 'utf8').split('\n').length - 1 : 0);
   await waitUntil(() => lines() === 3, 'three notifications ran');
-  assert.deepEqual(service.logs.filter((entry) => entry.notify === 'failed'), [], 'no run overlapped another');
+  assert.deepEqual(
+    service.logs.filter((entry) => entry.notify === 'failed'),
+    [],
+    'no run overlapped another',
+  );
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n');
 });
 
@@ -447,8 +655,14 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 3, timeoutMs: 30_000 });
   // The first starts at once; three wait; the fifth finds the queue full.
   for (let seq = 1; seq <= 5; seq++) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
-  assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[5, '3 notifications are already waiting; this one was dropped']]);
-  await waitUntil(() => existsSync(seqsFile) && readFileSync(seqsFile, 'utf8').split('\n').length === 5, 'four notifications ran');
+  assert.deepEqual(
+    logs.map((entry) => [entry.seq, entry.reason]),
+    [[5, '3 notifications are already waiting; this one was dropped']],
+  );
+  await waitUntil(
+    () => existsSync(seqsFile) && readFileSync(seqsFile, 'utf8').split('\n').length === 5,
+    'four notifications ran',
+  );
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
 });
 
@@ -457,12 +671,19 @@ test('a notifier still running at the time limit is killed, even one that ignore
   const seqsFile = path.join(dir, 'seqs.txt');
   const notifier = path.join(dir, 'notify.sh');
   // The first run ignores SIGTERM and hangs; exec, so that the kill reaches the hanging process itself.
-  writeFileSync(notifier, `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`, { mode: 0o755 });
+  writeFileSync(
+    notifier,
+    `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`,
+    { mode: 0o755 },
+  );
   const logs: LogEntry[] = [];
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
   for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
   await waitUntil(() => existsSync(seqsFile), 'the second notification ran');
-  assert.deepEqual(logs.map((entry) => [entry.seq, entry.reason]), [[1, 'killed by SIGKILL']]);
+  assert.deepEqual(
+    logs.map((entry) => [entry.seq, entry.reason]),
+    [[1, 'killed by SIGKILL']],
+  );
   assert.equal(readFileSync(seqsFile, 'utf8'), '2\n');
 });
 

@@ -17,7 +17,10 @@ test('the home page lists the directory as HTML with tabs, search, categories an
   assert.ok(!/<script/i.test(page.text), 'no JavaScript');
   assert.equal(titles(page.text).length, 12);
   assert.match(page.text, /<a href="\/" aria-current="page">All<\/a>/);
-  assert.match(page.text, /<label for="q">Search<\/label><input id="q" name="q" type="search" maxlength="120" value="">/);
+  assert.match(
+    page.text,
+    /<label for="q">Search<\/label><input id="q" name="q" type="search" maxlength="120" value="">/,
+  );
   assert.match(page.text, /<option>Forums<\/option>/);
   assert.match(page.text, /<h2 id="contact-title">How to contact the owner<\/h2>/);
   assert.match(page.text, new RegExp(`curl -X POST ${service.url}/api/v1/conversations`));
@@ -38,7 +41,12 @@ test('search, category, kind and pagination narrow the page like the API', async
   const selected = await request(service.url, 'GET', '/?category=FORUMS');
   assert.match(selected.text, /<option selected>Forums<\/option>/);
 
-  const many = Array.from({ length: 25 }, (_, i) => ({ ...fixture[0], slug: `many-${String(i).padStart(2, '0')}`, name: `Many ${String(i).padStart(2, '0')}`, category: 'many' }));
+  const many = Array.from({ length: 25 }, (_, i) => ({
+    ...fixture[0],
+    slug: `many-${String(i).padStart(2, '0')}`,
+    name: `Many ${String(i).padStart(2, '0')}`,
+    category: 'many',
+  }));
   upsertListingsAsOwner(service.dbPath, many);
   const first = await request(service.url, 'GET', '/?category=many');
   assert.equal(titles(first.text).length, 20);
@@ -52,7 +60,15 @@ test('search, category, kind and pagination narrow the page like the API', async
 
 test('every value from listings and queries is escaped', async (t) => {
   const service = await startTestService(t);
-  const hostile = { ...fixture[0], slug: 'hostile', name: '<script>alert(1)</script>', description: '"><img src=x onerror=alert(2)>', category: "a'b&c", tags: '<b>', details: { purpose: '</dd><script>x</script>' } };
+  const hostile = {
+    ...fixture[0],
+    slug: 'hostile',
+    name: '<script>alert(1)</script>',
+    description: '"><img src=x onerror=alert(2)>',
+    category: "a'b&c",
+    tags: '<b>',
+    details: { purpose: '</dd><script>x</script>' },
+  };
   upsertListingsAsOwner(service.dbPath, [hostile]);
   const home = await request(service.url, 'GET', `/?q=${encodeURIComponent('"><script>')}`);
   assert.ok(!home.text.includes('"><script>'));
@@ -72,8 +88,15 @@ test('a listing page shows the participation instructions and the extra fields',
   assert.match(page.text, /<h1>alpha API<\/h1>/);
   assert.match(page.text, /<h2>How to take part<\/h2>/);
   assert.match(page.text, /<dt>Purpose<\/dt><dd>Purpose of alpha API\.<\/dd>/);
-  assert.match(page.text, /<dt>Quick start<\/dt><dd><ol><li>Call it\.<\/li><li>Read it\.<\/li><\/ol><\/dd>/, 'numbered steps as a list');
-  assert.match(page.text, /<dt>Example request<\/dt><dd><pre><code>GET https:\/\/alpha-api\.example\.org\/v1\/x<\/code><\/pre><\/dd>/);
+  assert.match(
+    page.text,
+    /<dt>Quick start<\/dt><dd><ol><li>Call it\.<\/li><li>Read it\.<\/li><\/ol><\/dd>/,
+    'numbered steps as a list',
+  );
+  assert.match(
+    page.text,
+    /<dt>Example request<\/dt><dd><pre><code>GET https:\/\/alpha-api\.example\.org\/v1\/x<\/code><\/pre><\/dd>/,
+  );
   assert.match(page.text, /href="\/api\/v1\/directory\/alpha-api"/);
 });
 
@@ -111,7 +134,13 @@ test('llms.txt tells an agent the exact calls and limits', async (t) => {
 
 test('public answers carry ETag and Cache-Control, and If-None-Match gets 304 until the listings change', async (t) => {
   const service = await startTestService(t);
-  for (const path of ['/api/v1/directory?limit=5', '/api/v1/tools', '/api/v1/directory/alpha-api', '/', '/listings/alpha-api']) {
+  for (const path of [
+    '/api/v1/directory?limit=5',
+    '/api/v1/tools',
+    '/api/v1/directory/alpha-api',
+    '/',
+    '/listings/alpha-api',
+  ]) {
     const first = await request(service.url, 'GET', path);
     const etag = first.headers.get('etag');
     assert.match(etag ?? '', /^"[\w-]{27}"$/, path);
@@ -126,20 +155,37 @@ test('public answers carry ETag and Cache-Control, and If-None-Match gets 304 un
     assert.equal(stale.status, 200, path);
   }
   const before = (await request(service.url, 'GET', '/api/v1/directory/alpha-api')).headers.get('etag');
-  upsertListingsAsOwner(service.dbPath, [{ ...fixture.find((item) => item.slug === 'alpha-api'), description: 'Changed.' }]);
-  const after = await request(service.url, 'GET', '/api/v1/directory/alpha-api', { headers: { 'if-none-match': before as string } });
+  upsertListingsAsOwner(service.dbPath, [
+    { ...fixture.find((item) => item.slug === 'alpha-api'), description: 'Changed.' },
+  ]);
+  const after = await request(service.url, 'GET', '/api/v1/directory/alpha-api', {
+    headers: { 'if-none-match': before as string },
+  });
   assert.equal(after.status, 200, 'a changed listing is sent again');
   assert.equal(after.body.description, 'Changed.');
   assert.notEqual(after.headers.get('etag'), before);
-  const conversation = await request(service.url, 'POST', '/api/v1/conversations', { key: 'etag-test-key-1', json: { message: 'hi' } });
+  const conversation = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: 'etag-test-key-1',
+    json: { message: 'hi' },
+  });
   assert.equal(conversation.headers.get('etag'), null, 'private answers are never cached');
   assert.equal(conversation.headers.get('cache-control'), 'no-store');
 });
 
-test('a listing page shows values as people read them, and fits a phone\'s width however long its values', async (t) => {
+test("a listing page shows values as people read them, and fits a phone's width however long its values", async (t) => {
   const service = await startTestService(t);
   const long = `https://example.org/${'a-very-long-path-segment/'.repeat(12)}`;
-  upsertListingsAsOwner(service.dbPath, [{ ...fixture[0], slug: 'worded', tags: 'weather,forecast,no key', writes: 'read_only', auth_type: 'api_key', entry_url: long, details: { authentication: 'Send the key in a header.' } }]);
+  upsertListingsAsOwner(service.dbPath, [
+    {
+      ...fixture[0],
+      slug: 'worded',
+      tags: 'weather,forecast,no key',
+      writes: 'read_only',
+      auth_type: 'api_key',
+      entry_url: long,
+      details: { authentication: 'Send the key in a header.' },
+    },
+  ]);
   const page = (await request(service.url, 'GET', '/listings/worded')).text;
   assert.match(page, /Tags: weather, forecast, no key/);
   assert.match(page, /<dt>Writes<\/dt><dd>Read only<\/dd>/);
@@ -151,15 +197,43 @@ test('a listing page shows values as people read them, and fits a phone\'s width
 test('a listing page says when it was read against its documentation and links each noted claim to its source', async (t) => {
   const service = await startTestService(t);
   const notes = [
-    { field: 'details.registration', source: 'https://docs.example.org/register', note: 'Registration is open to anyone.', seen_at: '2026-11-20' },
-    { field: 'rate_limits', source: 'https://docs.example.org/limits', note: '60 requests a minute.', seen_at: '2026-11-21' },
+    {
+      field: 'details.registration',
+      source: 'https://docs.example.org/register',
+      note: 'Registration is open to anyone.',
+      seen_at: '2026-11-20',
+    },
+    {
+      field: 'rate_limits',
+      source: 'https://docs.example.org/limits',
+      note: '60 requests a minute.',
+      seen_at: '2026-11-21',
+    },
   ];
-  upsertListingsAsOwner(service.dbPath, [{ ...fixture[0], slug: 'sourced', verified_at: '2026-11-21', rate_limits: '60 a minute', details: { registration: 'Open.' }, field_notes: notes }]);
+  upsertListingsAsOwner(service.dbPath, [
+    {
+      ...fixture[0],
+      slug: 'sourced',
+      verified_at: '2026-11-21',
+      rate_limits: '60 a minute',
+      details: { registration: 'Open.' },
+      field_notes: notes,
+    },
+  ]);
   const page = (await request(service.url, 'GET', '/listings/sourced')).text;
   assert.match(page, /read against its documentation on 2026-11-21/);
-  assert.match(page, /<dt>Registration<\/dt><dd>Open\. <a class="source" href="https:\/\/docs\.example\.org\/register" rel="noopener" title="Registration is open to anyone\.">\[source\]<\/a><\/dd>/);
-  assert.match(page, /<dt>Rate limits<\/dt><dd>60 a minute <a class="source" href="https:\/\/docs\.example\.org\/limits"/);
-  assert.match(page, /<h2>Sources<\/h2>[\s\S]*<b>Registration<\/b>: Registration is open to anyone\. <a href="https:\/\/docs\.example\.org\/register" rel="noopener">[^<]+<\/a> \(read 2026-11-20\)/);
+  assert.match(
+    page,
+    /<dt>Registration<\/dt><dd>Open\. <a class="source" href="https:\/\/docs\.example\.org\/register" rel="noopener" title="Registration is open to anyone\.">\[source\]<\/a><\/dd>/,
+  );
+  assert.match(
+    page,
+    /<dt>Rate limits<\/dt><dd>60 a minute <a class="source" href="https:\/\/docs\.example\.org\/limits"/,
+  );
+  assert.match(
+    page,
+    /<h2>Sources<\/h2>[\s\S]*<b>Registration<\/b>: Registration is open to anyone\. <a href="https:\/\/docs\.example\.org\/register" rel="noopener">[^<]+<\/a> \(read 2026-11-20\)/,
+  );
 });
 
 test('pages run no script and say so: a strict Content-Security-Policy, no referrer, no framing', async (t) => {
@@ -167,10 +241,17 @@ test('pages run no script and say so: a strict Content-Security-Policy, no refer
   for (const path of ['/', '/listings/alpha-api', '/listings/no-such', '/?kind=robots']) {
     const page = await request(service.url, 'GET', path);
     const policy = page.headers.get('content-security-policy') ?? '';
-    assert.match(policy, /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/, path);
+    assert.match(
+      policy,
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/,
+      path,
+    );
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer', path);
     const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)?.[1] ?? '';
-    assert.ok(policy.includes(createHash('sha256').update(style).digest('base64')), `${path}: the policy allows exactly the page's stylesheet`);
+    assert.ok(
+      policy.includes(createHash('sha256').update(style).digest('base64')),
+      `${path}: the policy allows exactly the page's stylesheet`,
+    );
   }
 });
 
@@ -178,7 +259,10 @@ test('the home page says near the top how an agent reaches the owner; a filter t
   const service = await startTestService(t);
   const home = (await request(service.url, 'GET', '/')).text;
   assert.ok(home.indexOf('href="#contact"') < home.indexOf('<ol class="listings">'), 'before the listings');
-  assert.match(home, /write to the human who runs this site: open a private conversation through the API or the MCP endpoint/);
+  assert.match(
+    home,
+    /write to the human who runs this site: open a private conversation through the API or the MCP endpoint/,
+  );
   const none = (await request(service.url, 'GET', '/?category=robots')).text;
   assert.match(none, /No listings match\. The categories are: .*<a href="\/\?category=Forums">Forums<\/a> \(1\)/);
 });
@@ -186,15 +270,26 @@ test('the home page says near the top how an agent reaches the owner; a filter t
 test('contact-info and llms.txt list the categories with their counts, name the MCP endpoint, and promise no reply time unless the owner sets one', async (t) => {
   const service = await startTestService(t);
   const { body } = await request(service.url, 'GET', '/api/v1/contact-info');
-  assert.deepEqual(body.categories.find((c: { name: string }) => c.name === 'weather'), { name: 'weather', count: 1 });
-  assert.equal(body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0), 12);
+  assert.deepEqual(
+    body.categories.find((c: { name: string }) => c.name === 'weather'),
+    { name: 'weather', count: 1 },
+  );
+  assert.equal(
+    body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0),
+    12,
+  );
   assert.equal(body.mcp.endpoint, `${service.url}/mcp`);
   assert.equal(body.mcp.claude_code, `claude mcp add --transport http agent-contact ${service.url}/mcp`);
-  assert.deepEqual(JSON.parse(body.mcp.json), { mcpServers: { 'agent-contact': { type: 'http', url: `${service.url}/mcp` } } });
+  assert.deepEqual(JSON.parse(body.mcp.json), {
+    mcpServers: { 'agent-contact': { type: 'http', url: `${service.url}/mcp` } },
+  });
   assert.match(body.replies, /There is no promised reply time/);
   const text = (await request(service.url, 'GET', '/llms.txt')).text;
   assert.match(text, /Categories: .*weather \(1\)/);
   assert.ok(text.includes(`tools at ${service.url}/mcp`));
   const promised = await startTestService(t, { env: { REPLY_TIME: 'usually within a day' } });
-  assert.match((await request(promised.url, 'GET', '/api/v1/contact-info')).body.replies, /Replies come usually within a day\./);
+  assert.match(
+    (await request(promised.url, 'GET', '/api/v1/contact-info')).body.replies,
+    /Replies come usually within a day\./,
+  );
 });

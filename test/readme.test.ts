@@ -18,13 +18,20 @@ function shellBlock(heading: string): string {
   return block;
 }
 
-test('the README\'s curl walkthrough runs as written, twice, and leaves nothing in the checkout', async (t) => {
+test("the README's curl walkthrough runs as written, twice, and leaves nothing in the checkout", async (t) => {
   const service = await startTestService(t);
   const before = readdirSync(ROOT).sort();
   for (let run = 1; run <= 2; run++) {
-    const { code, stdout, stderr } = await runCommand('bash', ['-e', '-c', shellBlock('A whole conversation with curl')], { env: { BASE: `${service.url}/api/v1` } });
+    const { code, stdout, stderr } = await runCommand(
+      'bash',
+      ['-e', '-c', shellBlock('A whole conversation with curl')],
+      { env: { BASE: `${service.url}/api/v1` } },
+    );
     assert.equal(code, 0, stderr);
-    const [sent, retried, updates, read] = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [sent, retried, updates, read] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.deepEqual([sent.duplicate, sent.message.seq], [false, 2], `run ${run}`);
     assert.deepEqual(retried, { message: sent.message, duplicate: true }, `run ${run}: the retry is stored once`);
     assert.deepEqual([updates.status, updates.last_seq, updates.new_reply], ['open', 2, false], `run ${run}`);
@@ -34,46 +41,96 @@ test('the README\'s curl walkthrough runs as written, twice, and leaves nothing 
   assert.deepEqual(readdirSync(ROOT).sort(), before, 'no credential file is left in the checkout');
 });
 
-test('the owner\'s day in the README runs as written, with output that can be redirected and read back', { timeout: 120_000 }, async (t) => {
-  const service = await startTestService(t);
-  const home = tempDir(t);
-  seedReadmeConversations(service.dbPath);
-  writeFileSync(path.join(home, 'reply.txt'), 'A longer reply,\nover two lines.\n');
-  const commands = shellBlock('The owner\'s day').split('\n').filter((line) => line.startsWith('$ ')).map((line) => line.slice(2));
-  assert.ok(commands.length >= 12);
-  const outputs = new Map<string, string>();
-  for (const command of commands.filter((line) => !/ watch\b/.test(line))) {
-    const { code, stdout, stderr } = await runCommand('sh', ['-c', command], { env: { DB_PATH: service.dbPath, HOME: home } });
-    assert.equal(code, 0, `${command}\n${stderr}`);
-    assert.equal(stderr, '', command);
-    outputs.set(command.split('#')[0]!.trim(), stdout);
-  }
-  assert.match(outputs.get('npm run -s owner -- inbox') ?? '', /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open /);
-  assert.equal(outputs.get('npm run -s owner -- reply 4e55 Thanks, your crawler is listed now.'), 'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n');
-  assert.match(outputs.get('npm run -s owner -- stats') ?? '', /^Today \(\d{4}-\d\d-\d\d UTC\): \d+ messages of 500 \(the maximum the server recorded when it started\)\nConversations: 0 open, 0 answered, 1 closed; 1 blocked\n/);
-  const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), ['4e55bee0-b78e-499b-b787-4ebd76d0ab30', '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55']);
-  assert.equal(archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message, 'A longer reply,\nover two lines.');
-  assert.match(outputs.get('npm run -s owner -- listings stale') ?? '', /^(All \d+ listings were read against their documentation in the last 90 days|\d+ of \d+ listings were last read against their documentation before)/);
-  const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
-  assert.equal(outputs.get('npm run -s owner -- listings import ~/listings.json'), `Imported ${exported.length} listings: 0 new, ${exported.length} updated.\n`);
-  assert.equal(readdirSync(home).filter((name) => /^agent-contact-\d{4}-\d\d-\d\d\.db$/.test(name)).length, 1, 'the backup was written');
-  assert.ok(!existsSync(path.join(ROOT, 'listings.json')));
-});
+test(
+  "the owner's day in the README runs as written, with output that can be redirected and read back",
+  { timeout: 120_000 },
+  async (t) => {
+    const service = await startTestService(t);
+    const home = tempDir(t);
+    seedReadmeConversations(service.dbPath);
+    writeFileSync(path.join(home, 'reply.txt'), 'A longer reply,\nover two lines.\n');
+    const commands = shellBlock("The owner's day")
+      .split('\n')
+      .filter((line) => line.startsWith('$ '))
+      .map((line) => line.slice(2));
+    assert.ok(commands.length >= 12);
+    const outputs = new Map<string, string>();
+    for (const command of commands.filter((line) => !/ watch\b/.test(line))) {
+      const { code, stdout, stderr } = await runCommand('sh', ['-c', command], {
+        env: { DB_PATH: service.dbPath, HOME: home },
+      });
+      assert.equal(code, 0, `${command}\n${stderr}`);
+      assert.equal(stderr, '', command);
+      outputs.set(command.split('#')[0]!.trim(), stdout);
+    }
+    assert.match(
+      outputs.get('npm run -s owner -- inbox') ?? '',
+      /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open /,
+    );
+    assert.equal(
+      outputs.get('npm run -s owner -- reply 4e55 Thanks, your crawler is listed now.'),
+      'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
+    );
+    assert.match(
+      outputs.get('npm run -s owner -- stats') ?? '',
+      /^Today \(\d{4}-\d\d-\d\d UTC\): \d+ messages of 500 \(the maximum the server recorded when it started\)\nConversations: 0 open, 0 answered, 1 closed; 1 blocked\n/,
+    );
+    const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), [
+      '4e55bee0-b78e-499b-b787-4ebd76d0ab30',
+      '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55',
+    ]);
+    assert.equal(
+      archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message,
+      'A longer reply,\nover two lines.',
+    );
+    assert.match(
+      outputs.get('npm run -s owner -- listings stale') ?? '',
+      /^(All \d+ listings were read against their documentation in the last 90 days|\d+ of \d+ listings were last read against their documentation before)/,
+    );
+    const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
+    assert.equal(
+      outputs.get('npm run -s owner -- listings import ~/listings.json'),
+      `Imported ${exported.length} listings: 0 new, ${exported.length} updated.\n`,
+    );
+    assert.equal(
+      readdirSync(home).filter((name) => /^agent-contact-\d{4}-\d\d-\d\d\.db$/.test(name)).length,
+      1,
+      'the backup was written',
+    );
+    assert.ok(!existsSync(path.join(ROOT, 'listings.json')));
+  },
+);
 
 /** The two conversations the README's owner's day shows, with their ids. */
 function seedReadmeConversations(dbPath: string): void {
   const store = new Store(dbPath);
   const at = new Date().toISOString();
   const conversation = (id: string, lastSeq: number, ownerSeq: number) => ({
-    id, status: (ownerSeq === lastSeq ? 'answered' : 'open') as 'open' | 'answered', blocked: 0 as const, metadata: '{"agent_name":"scout"}',
-    created_at: at, expires_at: '2099-01-01T00:00:00.000Z', last_seq: lastSeq, latest_owner_seq: ownerSeq,
+    id,
+    status: (ownerSeq === lastSeq ? 'answered' : 'open') as 'open' | 'answered',
+    blocked: 0 as const,
+    metadata: '{"agent_name":"scout"}',
+    created_at: at,
+    expires_at: '2099-01-01T00:00:00.000Z',
+    last_seq: lastSeq,
+    latest_owner_seq: ownerSeq,
   });
   store.transaction(() => {
-    for (const [id, lastSeq, ownerSeq] of [['4e55bee0-b78e-499b-b787-4ebd76d0ab30', 1, 0], ['91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55', 4, 4]] as const) {
+    for (const [id, lastSeq, ownerSeq] of [
+      ['4e55bee0-b78e-499b-b787-4ebd76d0ab30', 1, 0],
+      ['91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55', 4, 4],
+    ] as const) {
       store.insertConversation(conversation(id, lastSeq, ownerSeq), id.replaceAll('-', '').repeat(2), `readme-${id}`);
       for (let seq = 1; seq <= lastSeq; seq++) {
-        store.insertMessage(id, { seq, author: seq % 2 === 1 ? 'client' : 'owner', message: `message ${seq}`, created_at: at }, null);
+        store.insertMessage(
+          id,
+          { seq, author: seq % 2 === 1 ? 'client' : 'owner', message: `message ${seq}`, created_at: at },
+          null,
+        );
       }
     }
   });

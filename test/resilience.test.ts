@@ -2,10 +2,22 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
-import { assertRefused, newKey, openConversation, request, startTestService, upsertListingsAsOwner, waitUntil } from './helpers.ts';
+import {
+  assertRefused,
+  newKey,
+  openConversation,
+  request,
+  startTestService,
+  upsertListingsAsOwner,
+  waitUntil,
+} from './helpers.ts';
 
 const SHORT_TIMEOUTS = {
-  headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, connectionsCheckingInterval: 50, shutdownGrace: 300,
+  headersTimeout: 300,
+  requestTimeout: 600,
+  keepAliveTimeout: 200,
+  connectionsCheckingInterval: 50,
+  shutdownGrace: 300,
 };
 
 /** Opens a raw connection, writes `payload`, and resolves with all it receives until the server closes it. */
@@ -25,7 +37,10 @@ test('a client that never finishes its headers gets 408 and the connection is cl
   const service = await startTestService(t, { timeouts: SHORT_TIMEOUTS });
   const { answer } = await rawExchange(service.url, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ');
   assert.match(answer, /^HTTP\/1\.1 408 /);
-  assert.match(answer, /\{"error":\{"code":408,"message":"The request took too long to arrive; send it again\."\}\}\n$/);
+  assert.match(
+    answer,
+    /\{"error":\{"code":408,"message":"The request took too long to arrive; send it again\."\}\}\n$/,
+  );
 });
 
 test('a body that arrives too slowly or never finishes is cut off and stores nothing', async (t) => {
@@ -99,8 +114,14 @@ test('a client that disconnects mid-body leaves nothing behind and the server ca
   await waitUntil(() => service.logs.some((entry) => entry.aborted === true), 'the aborted request was logged');
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
   assert.equal(history.body.items.length, 1);
-  assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 0, 'a vanished client is not a server error');
-  const line = service.logs.find((entry) => entry.route === '/api/v1/conversations/:id/messages' && entry.method === 'POST');
+  assert.equal(
+    service.logs.filter((entry) => entry.level === 'error').length,
+    0,
+    'a vanished client is not a server error',
+  );
+  const line = service.logs.find(
+    (entry) => entry.route === '/api/v1/conversations/:id/messages' && entry.method === 'POST',
+  );
   assert.deepEqual([line?.status, line?.aborted], [null, true], 'the request is still logged, as aborted');
 });
 
@@ -111,11 +132,20 @@ test('a write lock held past the busy timeout refuses the POST with Retry-After;
   t.after(() => other.close());
   other.exec('BEGIN IMMEDIATE');
   const key = newKey();
-  const post = () => request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'during the lock' } });
+  const post = () =>
+    request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key,
+      json: { message: 'during the lock' },
+    });
   const refused = await post();
   assertRefused(refused, 500, /database is busy\. Nothing was stored; retry shortly with the same Idempotency-Key/);
   assert.equal(refused.headers.get('retry-after'), '2');
-  assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token })).status, 200, 'reads still work');
+  assert.equal(
+    (await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token })).status,
+    200,
+    'reads still work',
+  );
   other.exec('ROLLBACK');
   const retried = await post();
   assert.equal(retried.status, 201, 'the same key works once the lock is gone');
@@ -131,9 +161,19 @@ test('a full disk refuses the POST without acknowledging it; the server recovers
   const pages = (service.store.db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
   service.store.db.exec(`PRAGMA max_page_count = ${pages}`); // SQLite now answers SQLITE_FULL on growth
   const key = newKey();
-  const post = () => request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message: 'x'.repeat(8000) } });
+  const post = () =>
+    request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key,
+      json: { message: 'x'.repeat(8000) },
+    });
   let refused = await post();
-  for (let i = 0; i < 20 && refused.status === 201; i++) refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'y'.repeat(8000) } });
+  for (let i = 0; i < 20 && refused.status === 201; i++)
+    refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key: newKey(),
+      json: { message: 'y'.repeat(8000) },
+    });
   assertRefused(refused, 500, /cannot store anything right now\. Nothing was stored/);
   assert.equal(refused.headers.get('retry-after'), '30');
   service.store.db.exec('PRAGMA max_page_count = 1073741823');
@@ -141,7 +181,11 @@ test('a full disk refuses the POST without acknowledging it; the server recovers
   assert.ok(retried.status === 201 || retried.status === 200);
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages?limit=100`, { token });
   const seqs = history.body.items.map((m: { seq: number }) => m.seq);
-  assert.deepEqual(seqs, seqs.map((_: number, i: number) => i + 1), 'no gap and no half-written message');
+  assert.deepEqual(
+    seqs,
+    seqs.map((_: number, i: number) => i + 1),
+    'no gap and no half-written message',
+  );
 });
 
 test('a read-only database refuses the POST with Retry-After and keeps serving reads', async (t) => {
@@ -149,23 +193,39 @@ test('a read-only database refuses the POST with Retry-After and keeps serving r
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
   service.store.db.exec('PRAGMA query_only = ON');
-  const refused = await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'hi' } });
+  const refused = await request(service.url, 'POST', '/api/v1/conversations', {
+    key: newKey(),
+    json: { message: 'hi' },
+  });
   assertRefused(refused, 500, /cannot store anything right now/);
   assert.equal(refused.headers.get('retry-after'), '30');
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}`, { token })).status, 200);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory')).status, 200);
   service.store.db.exec('PRAGMA query_only = OFF');
-  assert.equal((await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'hi' } })).status, 201);
+  assert.equal(
+    (await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: 'hi' } })).status,
+    201,
+  );
 });
 
 test('SQL and LIKE metacharacters in q, category and slug give exact results', async (t) => {
   const service = await startTestService(t);
-  const base = { kind: 'tool', description: 'd', url: 'https://x.example', docs_url: 'https://x.example/d', tags: 't', details: {}, verified_at: '2026-01-01', status: 'documented' };
+  const base = {
+    kind: 'tool',
+    description: 'd',
+    url: 'https://x.example',
+    docs_url: 'https://x.example/d',
+    tags: 't',
+    details: {},
+    verified_at: '2026-01-01',
+    status: 'documented',
+  };
   upsertListingsAsOwner(service.dbPath, [
     { ...base, slug: 'pct', name: "100% O'Reilly \\ _under_", category: "cat%_'\\" },
     { ...base, slug: 'plain', name: '100 OReilly under', category: 'cat' },
   ]);
-  const slugsFor = async (query: string) => (await request(service.url, 'GET', `/api/v1/directory?${query}`)).body.items.map((i: { slug: string }) => i.slug);
+  const slugsFor = async (query: string) =>
+    (await request(service.url, 'GET', `/api/v1/directory?${query}`)).body.items.map((i: { slug: string }) => i.slug);
   assert.deepEqual(await slugsFor(`q=${encodeURIComponent('100%')}`), ['pct', 'zeta-forum']); // "100% cotton" too
   assert.deepEqual(await slugsFor(`q=${encodeURIComponent('0% o')}`), ['pct']);
   assert.deepEqual(await slugsFor(`q=${encodeURIComponent('_under_')}`), ['pct']);
@@ -175,7 +235,12 @@ test('SQL and LIKE metacharacters in q, category and slug give exact results', a
   assert.deepEqual(await slugsFor(`category=${encodeURIComponent('cat%')}`), []);
   assert.deepEqual(await slugsFor(`category=${encodeURIComponent('cat_')}`), []);
   for (const slug of ['%', '_', "pct' OR '1'='1", 'pct%', 'pc_']) {
-    assertRefused(await request(service.url, 'GET', `/api/v1/directory/${encodeURIComponent(slug)}`), 404, /No listing has this slug/, slug);
+    assertRefused(
+      await request(service.url, 'GET', `/api/v1/directory/${encodeURIComponent(slug)}`),
+      404,
+      /No listing has this slug/,
+      slug,
+    );
   }
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/pct')).status, 200);
 });

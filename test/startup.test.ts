@@ -38,9 +38,16 @@ test('bad configuration values are refused with a message naming the variable', 
     [{ PUBLIC_BASE_URL: 'ftp://example.org' }, /^PUBLIC_BASE_URL/],
   ];
   for (const [env, pattern] of cases) {
-    assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig(env),
+      (err: Error) => err instanceof ConfigError && pattern.test(err.message),
+      JSON.stringify(env),
+    );
   }
-  assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://agents.example.org/' }).publicBaseUrl, 'https://agents.example.org');
+  assert.equal(
+    loadConfig({ PUBLIC_BASE_URL: 'https://agents.example.org/' }).publicBaseUrl,
+    'https://agents.example.org',
+  );
 });
 
 test('a bad PORT stops start-up with one clear line and a non-zero exit', async () => {
@@ -65,14 +72,18 @@ test('a malformed listings file stops start-up naming the listing and the field'
   const dir = tempDir(t);
   const listings = path.join(dir, 'listings.json');
   writeFileSync(listings, JSON.stringify([{ slug: 'broken', kind: 'robot', name: 'Broken' }]));
-  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(dir, 'x.db'), LISTINGS_PATH: listings } });
+  const result = await runNode([MAIN], {
+    env: { PORT: '0', DB_PATH: path.join(dir, 'x.db'), LISTINGS_PATH: listings },
+  });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /listing 0 \("broken"\): kind must be one of community, tool, got "robot"/);
   assert.match(result.stderr, /listing 0 \("broken"\): docs_url is required/);
   assert.equal(result.stderr.trim().split('\n').length, 1);
 
   writeFileSync(listings, '[{"slug": ');
-  const truncated = await runNode([MAIN], { env: { PORT: '0', DB_PATH: path.join(dir, 'y.db'), LISTINGS_PATH: listings } });
+  const truncated = await runNode([MAIN], {
+    env: { PORT: '0', DB_PATH: path.join(dir, 'y.db'), LISTINGS_PATH: listings },
+  });
   assert.equal(truncated.code, 1);
   assert.match(truncated.stderr, /listings\.json is not valid JSON/);
 });
@@ -80,10 +91,16 @@ test('a malformed listings file stops start-up naming the listing and the field'
 test('a Node without node:sqlite is refused with one line, before anything is created', async (t) => {
   const dbPath = path.join(tempDir(t), 'never.db');
   // A resolve hook stands in for an older Node: node:sqlite cannot be found.
-  const hook = "import { registerHooks } from 'node:module'; registerHooks({ resolve(specifier, context, next) { if (specifier === 'node:sqlite') throw new Error('no such module'); return next(specifier, context); } });";
-  const result = await runNode(['--import', `data:text/javascript,${encodeURIComponent(hook)}`, MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
+  const hook =
+    "import { registerHooks } from 'node:module'; registerHooks({ resolve(specifier, context, next) { if (specifier === 'node:sqlite') throw new Error('no such module'); return next(specifier, context); } });";
+  const result = await runNode(['--import', `data:text/javascript,${encodeURIComponent(hook)}`, MAIN], {
+    env: { PORT: '0', DB_PATH: dbPath },
+  });
   assert.equal(result.code, 1);
-  assert.equal(result.stderr.trim(), `Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`);
+  assert.equal(
+    result.stderr.trim(),
+    `Cannot start: Node ${process.version} has no node:sqlite; run npm install, then npm start, which use Node 24`,
+  );
   assert.equal(existsSync(dbPath), false);
 });
 
@@ -141,11 +158,15 @@ test('SIGINT also shuts down gracefully, letting a request in flight finish', as
   assert.match(server.output(), /SIGINT received/);
 });
 
-test('a read-only database file stops start-up instead of failing later', { skip: process.getuid?.() === 0 && 'root ignores file permissions' }, async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'ro.db');
-  new DatabaseSync(dbPath).close();
-  chmodSync(dbPath, 0o444);
-  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
-  assert.equal(result.code, 1);
-});
+test(
+  'a read-only database file stops start-up instead of failing later',
+  { skip: process.getuid?.() === 0 && 'root ignores file permissions' },
+  async (t) => {
+    const dir = tempDir(t);
+    const dbPath = path.join(dir, 'ro.db');
+    new DatabaseSync(dbPath).close();
+    chmodSync(dbPath, 0o444);
+    const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
+    assert.equal(result.code, 1);
+  },
+);

@@ -6,7 +6,16 @@ import { checkUpdates, conversationRecord, readMessages } from '../conversations
 import type { Reply, RestContext } from '../http.ts';
 import type { Refusal } from '../refusals.ts';
 import type { Conversation } from '../store.ts';
-import { fieldsOf, historyRange, idempotencyKeyHeader, LIMITS, messageText, metadataOf, updatesAfter, type Query } from '../validate.ts';
+import {
+  fieldsOf,
+  historyRange,
+  idempotencyKeyHeader,
+  LIMITS,
+  messageText,
+  metadataOf,
+  updatesAfter,
+  type Query,
+} from '../validate.ts';
 
 type WithQuery = RestContext & { query: Query };
 type Authenticated = WithQuery & { conversation: Conversation };
@@ -21,12 +30,18 @@ export async function openConversation(ctx: WithQuery & { overLimit: Refusal | n
 
 /** GET /api/v1/conversations/{id} */
 export function getConversation({ app, conversation }: Authenticated): Reply {
-  return { status: 200, body: conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds) };
+  return {
+    status: 200,
+    body: conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds),
+  };
 }
 
 /** GET /api/v1/conversations/{id}/messages */
 export function listMessages({ app, conversation, query }: Authenticated): Reply {
-  return { status: 200, body: readMessages(app.store, conversation, historyRange(query.get('after'), query.get('limit'))) };
+  return {
+    status: 200,
+    body: readMessages(app.store, conversation, historyRange(query.get('after'), query.get('limit'))),
+  };
 }
 
 /** POST /api/v1/conversations/{id}/messages */
@@ -39,5 +54,8 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
 
 /** GET /api/v1/conversations/{id}/updates */
 export function pollUpdates({ app, conversation, query, tooSoon }: Authenticated & { tooSoon: Refusal | null }): Reply {
-  return { status: 200, body: checkUpdates(conversation, updatesAfter(query.get('after')), app.config.pollIntervalSeconds, tooSoon) };
+  return {
+    status: 200,
+    body: checkUpdates(conversation, updatesAfter(query.get('after')), app.config.pollIntervalSeconds, tooSoon),
+  };
 }

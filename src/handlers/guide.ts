@@ -13,7 +13,11 @@ const NO_PROMISE = 'There is no promised reply time: the owner answers when they
 /** How a client adds the MCP endpoint, in one line: Claude Code's command and the usual JSON. */
 export function mcpClientConfig(config: RunningConfig) {
   const url = `${config.publicBaseUrl}/mcp`;
-  return { endpoint: url, claude_code: `claude mcp add --transport http agent-contact ${url}`, json: JSON.stringify({ mcpServers: { 'agent-contact': { type: 'http', url } } }) };
+  return {
+    endpoint: url,
+    claude_code: `claude mcp add --transport http agent-contact ${url}`,
+    json: JSON.stringify({ mcpServers: { 'agent-contact': { type: 'http', url } } }),
+  };
 }
 
 /** The contact protocol as numbered steps. */
@@ -32,28 +36,50 @@ function protocolSteps(config: RunningConfig): string[] {
 export function describeContact(config: RunningConfig, categories: readonly { name: string; count: number }[]) {
   const base = `${config.publicBaseUrl}/api/v1`;
   return {
-    service: 'Private conversations with the human owner of this service, and a directory of communities and tools for AI agents.',
+    service:
+      'Private conversations with the human owner of this service, and a directory of communities and tools for AI agents.',
     interface_version: '1.0.0',
     replies: `A human owner writes every reply by hand; no language model answers. ${config.replyTime ? `Replies come ${config.replyTime}.` : NO_PROMISE}`,
     protocol: protocolSteps(config),
     mcp: { ...mcpClientConfig(config), transport: 'streamable-http', tools: TOOL_LIST.map((tool) => tool.name) },
     endpoints: {
-      open_conversation: `POST ${base}/conversations`, conversation: `GET ${base}/conversations/{id}`, history: `GET ${base}/conversations/{id}/messages`,
-      follow_up: `POST ${base}/conversations/{id}/messages`, updates: `GET ${base}/conversations/{id}/updates`, directory: `GET ${base}/directory`,
+      open_conversation: `POST ${base}/conversations`,
+      conversation: `GET ${base}/conversations/{id}`,
+      history: `GET ${base}/conversations/{id}/messages`,
+      follow_up: `POST ${base}/conversations/{id}/messages`,
+      updates: `GET ${base}/conversations/{id}/updates`,
+      directory: `GET ${base}/directory`,
     },
-    authentication: 'Authorization: Bearer <access_token> (64 lowercase hex characters), only in that header, never in a URL.',
+    authentication:
+      'Authorization: Bearer <access_token> (64 lowercase hex characters), only in that header, never in a URL.',
     limits: {
-      json_body_max_bytes: LIMITS.bodyBytes, message_min_chars: 1, message_max_chars: LIMITS.messageMaxChars, metadata_value_max_chars: LIMITS.metadataValueMaxChars,
-      idempotency_key_min_length: LIMITS.idempotencyKeyMinLength, idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength, credential_lifetime_days: LIMITS.credentialLifetimeDays,
-      daily_message_maximum: config.dailyMessageLimit, poll_after_seconds: config.pollIntervalSeconds,
-      openings_per_address_per_hour: config.createLimitPerHour, requests_per_address_per_minute: config.requestLimitPerMinute,
-      directory_q_max_chars: LIMITS.qMaxChars, directory_limit_default: LIMITS.directoryLimitDefault, directory_limit_max: LIMITS.directoryLimitMax,
-      directory_offset_max: LIMITS.directoryOffsetMax, history_limit_default: LIMITS.historyLimitDefault, history_limit_max: LIMITS.historyLimitMax,
+      json_body_max_bytes: LIMITS.bodyBytes,
+      message_min_chars: 1,
+      message_max_chars: LIMITS.messageMaxChars,
+      metadata_value_max_chars: LIMITS.metadataValueMaxChars,
+      idempotency_key_min_length: LIMITS.idempotencyKeyMinLength,
+      idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+      credential_lifetime_days: LIMITS.credentialLifetimeDays,
+      daily_message_maximum: config.dailyMessageLimit,
+      poll_after_seconds: config.pollIntervalSeconds,
+      openings_per_address_per_hour: config.createLimitPerHour,
+      requests_per_address_per_minute: config.requestLimitPerMinute,
+      directory_q_max_chars: LIMITS.qMaxChars,
+      directory_limit_default: LIMITS.directoryLimitDefault,
+      directory_limit_max: LIMITS.directoryLimitMax,
+      directory_offset_max: LIMITS.directoryOffsetMax,
+      history_limit_default: LIMITS.historyLimitDefault,
+      history_limit_max: LIMITS.historyLimitMax,
     },
-    limits_note: 'A limit of 0 means unlimited. The daily message maximum is shared by everyone and counts openings, follow-ups and owner replies per UTC day; it resets at 00:00 UTC. Every 429 carries Retry-After in seconds.',
+    limits_note:
+      'A limit of 0 means unlimited. The daily message maximum is shared by everyone and counts openings, follow-ups and owner replies per UTC day; it resets at 00:00 UTC. Every 429 carries Retry-After in seconds.',
     categories,
     privacy: PRIVACY_STATEMENT,
-    documentation: { openapi: `${base}/openapi.json`, llms_txt: `${config.publicBaseUrl}/llms.txt`, web: `${config.publicBaseUrl}/` },
+    documentation: {
+      openapi: `${base}/openapi.json`,
+      llms_txt: `${config.publicBaseUrl}/llms.txt`,
+      web: `${config.publicBaseUrl}/`,
+    },
   };
 }
 

@@ -30,7 +30,7 @@ input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid 
 dt { font-weight: 600; margin-top: .6rem; } dd { margin: 0 0 0 1rem; white-space: pre-line; } dd ol { white-space: normal; padding-left: 1.2rem; margin: 0; }
 pre { overflow-x: auto; padding: .7rem; border: 1px solid var(--line); border-radius: .4rem; white-space: pre-wrap; }
 footer { border-top: 1px solid var(--line); margin-top: 2rem; color: var(--muted); font-size: .9rem; }
-`;/** Pages load nothing from elsewhere and run no script; nothing may frame them or learn where a click came from. */
+`; /** Pages load nothing from elsewhere and run no script; nothing may frame them or learn where a click came from. */
 const PAGE_HEADERS = {
   'content-security-policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   'referrer-policy': 'no-referrer',
@@ -49,9 +49,12 @@ export function htmlPage(handler: (ctx: PageContext) => Reply) {
     } catch (err) {
       const { refusal, expected } = asRefusal(err);
       if (!expected) throw err;
-      const body = layout(`Error ${refusal.status}`, `<h1>${refusal.status === 404 ? 'Not found' : 'That did not work'}</h1>
+      const body = layout(
+        `Error ${refusal.status}`,
+        `<h1>${refusal.status === 404 ? 'Not found' : 'That did not work'}</h1>
 <p>${escapeHtml(refusal.messageIn(REST_TERMS).replace(/`/g, ''))}</p>
-<p><a href="/">Back to the directory</a></p>`);
+<p><a href="/">Back to the directory</a></p>`,
+      );
       return { status: refusal.status, body, headers: { ...refusal.headers, ...PAGE_HEADERS }, contentType: HTML_TYPE };
     }
   };
@@ -80,7 +83,9 @@ export function htmlReply(ctx: RestContext, html: string): Reply {
 }
 
 function pageUrl(params: Record<string, string | number>): string {
-  const query = Object.entries(params).filter(([, value]) => value !== '' && value !== 0).map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+  const query = Object.entries(params)
+    .filter(([, value]) => value !== '' && value !== 0)
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
   return query.length > 0 ? `/?${query.join('&')}` : '/';
 }
 
@@ -93,19 +98,47 @@ export function homePage(ctx: PageContext): Reply {
   const categories = ctx.app.directory.categories(kind);
   const keep = { kind: kindParam, q, category };
 
-  const tab = (label: string, value: string) => `<li><a href="${escapeHtml(pageUrl({ kind: value }))}"${value === kindParam ? ' aria-current="page"' : ''}>${label}</a></li>`;
-  const options = categories.map(({ name }) => `<option${name.toLowerCase() === category.toLowerCase() ? ' selected' : ''}>${escapeHtml(name)}</option>`).join('');
-  const list = items.map((listing) => `<li><article>
+  const tab = (label: string, value: string) =>
+    `<li><a href="${escapeHtml(pageUrl({ kind: value }))}"${value === kindParam ? ' aria-current="page"' : ''}>${label}</a></li>`;
+  const options = categories
+    .map(
+      ({ name }) =>
+        `<option${name.toLowerCase() === category.toLowerCase() ? ' selected' : ''}>${escapeHtml(name)}</option>`,
+    )
+    .join('');
+  const list = items
+    .map(
+      (listing) => `<li><article>
 <h2><a href="/listings/${encodeURIComponent(listing.slug as string)}">${escapeHtml(listing.name)}</a></h2>
 <p class="meta">${listing.kind === 'tool' ? 'Tool' : 'Community'} · ${escapeHtml(listing.category)} · ${escapeHtml(listing.status)}</p>
 <p>${escapeHtml(listing.description)}</p>
-</article></li>`).join('\n');
-  const previous = offset > 0 ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: Math.max(0, offset - PAGE_SIZE) }))}" rel="prev">← Previous</a>` : '<span></span>';
-  const next = next_offset !== null ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: next_offset }))}" rel="next">Next →</a>` : '<span></span>';
-  const existing = categories.map(({ name, count }) => `<a href="${escapeHtml(pageUrl({ kind: kindParam, category: name }))}">${escapeHtml(name)}</a> (${count})`).join(', ');
-  const shown = total > 0 ? `Listings ${Math.min(offset + 1, total)}–${Math.min(offset + PAGE_SIZE, total)} of ${total}.` : `No listings match. The categories are: ${existing}.`;
+</article></li>`,
+    )
+    .join('\n');
+  const previous =
+    offset > 0
+      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: Math.max(0, offset - PAGE_SIZE) }))}" rel="prev">← Previous</a>`
+      : '<span></span>';
+  const next =
+    next_offset !== null
+      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: next_offset }))}" rel="next">Next →</a>`
+      : '<span></span>';
+  const existing = categories
+    .map(
+      ({ name, count }) =>
+        `<a href="${escapeHtml(pageUrl({ kind: kindParam, category: name }))}">${escapeHtml(name)}</a> (${count})`,
+    )
+    .join(', ');
+  const shown =
+    total > 0
+      ? `Listings ${Math.min(offset + 1, total)}–${Math.min(offset + PAGE_SIZE, total)} of ${total}.`
+      : `No listings match. The categories are: ${existing}.`;
 
-  return htmlReply(ctx, layout('Directory of communities and tools for AI agents', `<header>
+  return htmlReply(
+    ctx,
+    layout(
+      'Directory of communities and tools for AI agents',
+      `<header>
 <h1>Communities and tools for AI agents</h1>
 <p>Each listing says how an agent can take part, read against the service's own documentation, with its sources.</p>
 <p>Agents can also write to the human who runs this site: open a private conversation through the API or the MCP endpoint, as <a href="#contact">How to contact the owner</a> shows.</p>
@@ -122,7 +155,9 @@ ${kindParam ? `<input type="hidden" name="kind" value="${escapeHtml(kindParam)}"
 ${list}
 </ol>
 <nav class="pages" aria-label="Pages">${previous}${next}</nav>
-${contactSection(ctx)}`));
+${contactSection(ctx)}`,
+    ),
+  );
 }
 
 function contactSection({ app: { config } }: RestContext): string {

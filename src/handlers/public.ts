@@ -7,12 +7,16 @@ import { parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
 
 /** GET /api/v1/health: answers only after a real query. */
 export function health({ app }: RestContext): Reply {
-  return { status: 200, body: { status: 'ok', database: 'ok', listings: app.store.listingCount(), time: new Date(app.now()).toISOString() } };
+  return {
+    status: 200,
+    body: { status: 'ok', database: 'ok', listings: app.store.listingCount(), time: new Date(app.now()).toISOString() },
+  };
 }
 
 /** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */
 export function listDirectory(kind: Kind | null) {
-  return (ctx: RestContext & { query: Query }): Reply => conditionalReply(ctx.req, ctx.app.directory.list(parseDirectoryQuery(ctx.query, kind)));
+  return (ctx: RestContext & { query: Query }): Reply =>
+    conditionalReply(ctx.req, ctx.app.directory.list(parseDirectoryQuery(ctx.query, kind)));
 }
 
 /** GET /api/v1/directory/{slug} */

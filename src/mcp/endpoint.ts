@@ -34,12 +34,25 @@ class RpcError {
 }
 const invalid = (message: string) => new RpcError(-32600, `Invalid request: ${message}.`, 400);
 const mismatch = (header: string, sent: string | undefined, body: unknown) =>
-  new RpcError(-32020, `Header mismatch: ${header} is ${sent === undefined ? 'missing' : JSON.stringify(sent.slice(0, 100))}, and the body says ${JSON.stringify(body)}.`, 400);
+  new RpcError(
+    -32020,
+    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : JSON.stringify(sent.slice(0, 100))}, and the body says ${JSON.stringify(body)}.`,
+    400,
+  );
 const unsupported = (requested: string) =>
-  new RpcError(-32022, `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`, 400, { supported: SUPPORTED_VERSIONS, requested });
+  new RpcError(
+    -32022,
+    `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`,
+    400,
+    { supported: SUPPORTED_VERSIONS, requested },
+  );
 
 type Id = string | number;
-interface Request { readonly id: Id; readonly method: string; readonly params: Record<string, unknown> }
+interface Request {
+  readonly id: Id;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
 
 /** POST /mcp */
 export async function mcp(ctx: RestContext): Promise<Reply> {
@@ -50,7 +63,9 @@ export async function mcp(ctx: RestContext): Promise<Reply> {
     id = message.id;
     const modern = isModern(ctx.req, message);
     const result = await dispatch(ctx, message, modern);
-    const complete = modern ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } } : result;
+    const complete = modern
+      ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } }
+      : result;
     return answer(ctx, 200, { jsonrpc: '2.0', id, result: complete });
   } catch (err) {
     if (!(err instanceof RpcError)) throw err; // HTTP-level refusals (413, 415) keep the REST error body
@@ -64,18 +79,22 @@ async function readMessage(ctx: RestContext): Promise<Request | null> {
   try {
     body = await ctx.readJson(MCP_BODY_BYTES);
   } catch (err) {
-    if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8')) throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
+    if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8'))
+      throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
     throw err;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('send one JSON-RPC 2.0 message as a JSON object; batches are not accepted');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('send one JSON-RPC 2.0 message as a JSON object; batches are not accepted');
   const message = body as Record<string, unknown>;
   if (message.jsonrpc !== '2.0') throw invalid('"jsonrpc" must be "2.0"');
   if (!('method' in message) && ('result' in message || 'error' in message)) return null;
   if (typeof message.method !== 'string') throw invalid('"method" must be a string');
   const params = message.params ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw invalid('"params" must be an object');
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw invalid('"params" must be an object');
   if (!('id' in message)) return null;
-  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) throw invalid('"id" must be a string or an integer');
+  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id))
+    throw invalid('"id" must be a string or an integer');
   return { id: message.id as Id, method: message.method, params: params as Record<string, unknown> };
 }
 
@@ -88,13 +107,19 @@ function isModern(req: IncomingMessage, request: Request): boolean {
   const version = typeof meta === 'object' && meta !== null ? meta[VERSION_KEY] : undefined;
   if (version === undefined) {
     if (sentVersion === undefined || HANDSHAKE_VERSIONS.includes(sentVersion)) return false; // none: 2025-03-26
-    if (sentVersion === MODERN) throw new RpcError(-32602, `Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`, 400);
+    if (sentVersion === MODERN)
+      throw new RpcError(
+        -32602,
+        `Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`,
+        400,
+      );
     throw unsupported(sentVersion);
   }
   if (version !== MODERN) throw unsupported(String(version));
   if (sentVersion !== version) throw mismatch('MCP-Protocol-Version', sentVersion, version);
   if (header('mcp-method') !== request.method) throw mismatch('Mcp-Method', header('mcp-method'), request.method);
-  if (request.method === 'tools/call' && decoded(header('mcp-name')) !== request.params.name) throw mismatch('Mcp-Name', header('mcp-name'), request.params.name);
+  if (request.method === 'tools/call' && decoded(header('mcp-name')) !== request.params.name)
+    throw mismatch('Mcp-Name', header('mcp-name'), request.params.name);
   return true;
 }
 
@@ -108,15 +133,26 @@ async function dispatch(ctx: RestContext, request: Request, modern: boolean): Pr
   const method = request.method;
   if (method === 'initialize') {
     const asked = request.params.protocolVersion;
-    const protocolVersion = typeof asked === 'string' && HANDSHAKE_VERSIONS.includes(asked) ? asked : HANDSHAKE_VERSIONS[0];
+    const protocolVersion =
+      typeof asked === 'string' && HANDSHAKE_VERSIONS.includes(asked) ? asked : HANDSHAKE_VERSIONS[0];
     return { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS };
   }
   if (method === 'ping' && !modern) return {};
-  if (method === 'server/discover' && modern) return { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, instructions: INSTRUCTIONS, ...CACHEABLE };
+  if (method === 'server/discover' && modern)
+    return {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: CAPABILITIES,
+      instructions: INSTRUCTIONS,
+      ...CACHEABLE,
+    };
   if (method === 'tools/list') return { tools: TOOL_LIST, ...(modern ? CACHEABLE : {}) };
   if (method === 'tools/call') {
     const result = await callTool(ctx, request.params.name, request.params.arguments);
-    if (result === undefined) throw new RpcError(-32602, `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}; tools/list names the ${TOOL_LIST.length} tools.`);
+    if (result === undefined)
+      throw new RpcError(
+        -32602,
+        `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}; tools/list names the ${TOOL_LIST.length} tools.`,
+      );
     return result;
   }
   // The 2026-07-28 revision answers an unknown method with 404; the handshake's revisions in band.
@@ -128,13 +164,20 @@ const answer = (ctx: RestContext, status: number, body: object): Reply => ({ sta
 /** OPTIONS /mcp: 204 like every path; the CORS headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {
   const headers: Record<string, string> = { allow: 'POST, OPTIONS', ...corsHeaders(ctx) };
-  if (headers['access-control-allow-origin']) Object.assign(headers, { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': MCP_HEADERS, 'access-control-max-age': '86400' });
+  if (headers['access-control-allow-origin'])
+    Object.assign(headers, {
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': MCP_HEADERS,
+      'access-control-max-age': '86400',
+    });
   return { status: 204, body: '', headers };
 }
 
 function corsHeaders(ctx: RestContext): Record<string, string> {
   const origin = ctx.req.headers.origin;
-  return origin !== undefined && trustOf(ctx.app.config).origins.has(origin.toLowerCase()) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : {};
+  return origin !== undefined && trustOf(ctx.app.config).origins.has(origin.toLowerCase())
+    ? { 'access-control-allow-origin': origin, vary: 'Origin' }
+    : {};
 }
 
 /** Guard against DNS rebinding: a foreign Origin or Host gets 403. */
@@ -158,7 +201,10 @@ const trusted = new WeakMap<RunningConfig, { hosts: Set<string>; origins: Set<st
 function trustOf(config: RunningConfig) {
   let trust = trusted.get(config);
   if (trust) return trust;
-  trust = { hosts: new Set<string>(), origins: new Set(config.mcpAllowedOrigins.map((origin) => origin.toLowerCase())) };
+  trust = {
+    hosts: new Set<string>(),
+    origins: new Set(config.mcpAllowedOrigins.map((origin) => origin.toLowerCase())),
+  };
   for (const url of [new URL(config.publicBaseUrl), new URL(config.listenUrl)]) {
     const loopback = ['localhost', '127.0.0.1', '[::1]'];
     const names = loopback.includes(url.hostname) ? loopback : [url.hostname];

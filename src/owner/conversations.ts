@@ -5,23 +5,37 @@ import { close, ownerReply, reopen, setBlocked } from '../conversations.ts';
 import { Refusal } from '../refusals.ts';
 import type { Conversation, Message, Store } from '../store.ts';
 import { messageText } from '../validate.ts';
-import { agentLabel, agentName, asClause, dailyLimitOf, findConversation, oneLine, OwnerError, when, type Command } from './shared.ts';
+import {
+  agentLabel,
+  agentName,
+  asClause,
+  dailyLimitOf,
+  findConversation,
+  oneLine,
+  OwnerError,
+  when,
+  type Command,
+} from './shared.ts';
 
 const WATCH_INTERVAL_MS = 1000; // how often `watch` asks the database for new client messages
 
 export const conversationCommands: Record<string, Command> = {
   inbox: {
-    usage: 'inbox [--all] [--json]', options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
-    summary: 'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
+    usage: 'inbox [--all] [--json]',
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
+    summary:
+      'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   show: {
-    usage: 'show <id> [--json]', options: { json: { type: 'boolean' } },
+    usage: 'show <id> [--json]',
+    options: { json: { type: 'boolean' } },
     summary: 'the whole history of one conversation (an unambiguous id prefix is enough)',
     run: ({ positionals, values, store }) => show(store, findConversation(store, positionals[0]), values.json === true),
   },
   reply: {
-    usage: 'reply <id> <text…> | reply <id> -  [--force]', options: { force: { type: 'boolean' } },
+    usage: 'reply <id> <text…> | reply <id> -  [--force]',
+    options: { force: { type: 'boolean' } },
     summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
     run: async ({ positionals: [id, ...words], values, store, config }) => {
       const conversation = findConversation(store, id);
@@ -29,34 +43,47 @@ export const conversationCommands: Record<string, Command> = {
       const raw = words.length === 1 && words[0] === '-' ? await readStdin() : words.join(' ');
       const text = validReply(raw.replace(/\n$/, '')); // an editor's final newline is not part of the reply
       const { limit } = dailyLimitOf(store, config);
-      const message = ownerReply(store, conversation.id, text, { at: Date.now(), dailyLimit: values.force === true ? null : limit });
+      const message = ownerReply(store, conversation.id, text, {
+        at: Date.now(),
+        dailyLimit: values.force === true ? null : limit,
+      });
       console.log(`Replied to ${conversation.id} as seq ${message.seq}.`);
     },
   },
   close: {
-    usage: 'close <id>', summary: 'close a conversation: still readable by the client, follow-ups get 410',
+    usage: 'close <id>',
+    summary: 'close a conversation: still readable by the client, follow-ups get 410',
     run: ({ positionals, store }) => change(store, positionals[0], 'Closed', (id) => close(store, id)),
   },
   reopen: {
-    usage: 'reopen <id>', summary: 'reopen a closed conversation',
+    usage: 'reopen <id>',
+    summary: 'reopen a closed conversation',
     run: ({ positionals, store }) => change(store, positionals[0], 'Reopened', (id) => reopen(store, id)),
   },
   block: {
-    usage: 'block <id>', summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
+    usage: 'block <id>',
+    summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
     run: ({ positionals, store }) => change(store, positionals[0], 'Blocked', (id) => setBlocked(store, id, true)),
   },
   unblock: {
-    usage: 'unblock <id>', summary: 'lift a block',
+    usage: 'unblock <id>',
+    summary: 'lift a block',
     run: ({ positionals, store }) => change(store, positionals[0], 'Unblocked', (id) => setBlocked(store, id, false)),
   },
   export: {
-    usage: 'export [<id>]', summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
+    usage: 'export [<id>]',
+    summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
     run: ({ positionals: [id], store }) => {
       const conversations = id === undefined ? store.allConversations() : [findConversation(store, id)];
-      for (const c of conversations) process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
+      for (const c of conversations)
+        process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
     },
   },
-  watch: { usage: 'watch', summary: 'print each new client message as it arrives; Ctrl-C ends it', run: ({ store }) => watch(store) },
+  watch: {
+    usage: 'watch',
+    summary: 'print each new client message as it arrives; Ctrl-C ends it',
+    run: ({ store }) => watch(store),
+  },
 };
 
 function change(store: Store, idOrPrefix: string | undefined, done: string, rule: (id: string) => void): void {
@@ -81,13 +108,26 @@ function allMessages(store: Store, conversation: Conversation): Message[] {
 function inbox(store: Store, all: boolean, json: boolean): void {
   const rows = store.inbox(all);
   if (json) {
-    const items = rows.map(({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message }) => ({
-      id, status, blocked: blocked === 1, waiting_for_reply: status === 'open' && blocked === 0, message_count: last_seq,
-      last_message_at, last_author, agent_name: agentName(metadata), agent_name_verified: false, preview: oneLine(last_message, 80),
-    }));
+    const items = rows.map(
+      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message }) => ({
+        id,
+        status,
+        blocked: blocked === 1,
+        waiting_for_reply: status === 'open' && blocked === 0,
+        message_count: last_seq,
+        last_message_at,
+        last_author,
+        agent_name: agentName(metadata),
+        agent_name_verified: false,
+        preview: oneLine(last_message, 80),
+      }),
+    );
     return void console.log(JSON.stringify(items, null, 2));
   }
-  if (rows.length === 0) return void console.log(all ? 'No conversations yet.' : 'No open or answered conversations. (--all shows closed ones.)');
+  if (rows.length === 0)
+    return void console.log(
+      all ? 'No conversations yet.' : 'No open or answered conversations. (--all shows closed ones.)',
+    );
   for (const row of rows) {
     const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
     console.log(
@@ -99,7 +139,16 @@ function inbox(store: Store, all: boolean, json: boolean): void {
 
 function conversationJson(conversation: Conversation, messages: Message[]) {
   const { id, status, blocked, created_at, expires_at, metadata } = conversation;
-  return { id, status, blocked: blocked === 1, created_at, expires_at, metadata: JSON.parse(metadata), metadata_verified: false, messages };
+  return {
+    id,
+    status,
+    blocked: blocked === 1,
+    created_at,
+    expires_at,
+    metadata: JSON.parse(metadata),
+    metadata_verified: false,
+    messages,
+  };
 }
 
 function show(store: Store, conversation: Conversation, json: boolean): void {
@@ -112,7 +161,9 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
     console.log(`  ${key.padEnd(11)} ${value} (unverified)`);
   }
   for (const message of messages) {
-    console.log(`\n#${message.seq}  ${message.author === 'owner' ? 'you (owner)' : 'client'}  ${when(message.created_at)}`);
+    console.log(
+      `\n#${message.seq}  ${message.author === 'owner' ? 'you (owner)' : 'client'}  ${when(message.created_at)}`,
+    );
     console.log(message.message.replace(/^/gm, '    '));
   }
 }
@@ -144,7 +195,9 @@ function watch(store: Store): Promise<void> {
         if (message.created_at !== since) printedAtSince = new Set();
         since = message.created_at;
         printedAtSince.add(key);
-        console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`);
+        console.log(
+          `\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`,
+        );
         console.log(message.message.replace(/^/gm, '    '));
       }
     };

@@ -9,27 +9,33 @@ import type { Store } from '../store.ts';
 import { utcDay } from '../time.ts';
 import { dailyLimitOf, ownerFile, OwnerError, type Command } from './shared.ts';
 
-const LISTINGS_USAGE = 'listings import <file> | listings export | listings remove <slug> | listings stale [--days N] [--json]';
+const LISTINGS_USAGE =
+  'listings import <file> | listings export | listings remove <slug> | listings stale [--days N] [--json]';
 const STALE_AFTER_DAYS = 90; // a quarter: long enough to be worth a re-read, short enough to catch policy changes
 const DAY_MS = 86_400_000;
 
 export const maintenanceCommands: Record<string, Command> = {
   listings: {
-    usage: LISTINGS_USAGE, options: { days: { type: 'string' }, json: { type: 'boolean' } },
-    summary: 'manage the directory: import validates every listing, then upserts all or nothing; stale lists those not read against their documentation for --days (90), oldest first',
+    usage: LISTINGS_USAGE,
+    options: { days: { type: 'string' }, json: { type: 'boolean' } },
+    summary:
+      'manage the directory: import validates every listing, then upserts all or nothing; stale lists those not read against their documentation for --days (90), oldest first',
     run: ({ positionals, values, store }) => listings(store, positionals, values),
   },
   stats: {
-    usage: 'stats [--json]', options: { json: { type: 'boolean' } },
+    usage: 'stats [--json]',
+    options: { json: { type: 'boolean' } },
     summary: "today's message count against the daily maximum, conversations by status, database size",
     run: ({ values, store, config }) => stats(store, config, values.json === true),
   },
   backup: {
-    usage: 'backup <file>', summary: 'an online, consistent copy of the database, safe while the server runs',
+    usage: 'backup <file>',
+    summary: 'an online, consistent copy of the database, safe while the server runs',
     run: ({ positionals, store, config }) => backupTo(store, config, positionals[0]),
   },
   'purge-expired': {
-    usage: 'purge-expired', summary: 'delete conversations whose credential expired, with their messages and keys',
+    usage: 'purge-expired',
+    summary: 'delete conversations whose credential expired, with their messages and keys',
     run: ({ store }) => {
       const deleted = purgeExpired(store, Date.now());
       console.log(`Deleted ${deleted} expired conversation${deleted === 1 ? '' : 's'} with their messages and keys.`);
@@ -41,7 +47,13 @@ function listings(store: Store, [action, argument, ...extra]: string[], options:
   if (action === 'stale' && argument === undefined) return stale(store, options.days, options.json === true);
   if (extra.length > 0 || options.days !== undefined || options.json !== undefined) action = undefined;
   if (action === 'export' && argument === undefined) {
-    return void console.log(JSON.stringify(store.listingTexts().map((text) => JSON.parse(text)), null, 2));
+    return void console.log(
+      JSON.stringify(
+        store.listingTexts().map((text) => JSON.parse(text)),
+        null,
+        2,
+      ),
+    );
   }
   if (action === 'remove' && argument !== undefined) {
     if (!store.removeListing(argument)) throw new OwnerError(`no listing has the slug "${argument}"`);
@@ -59,38 +71,67 @@ function listings(store: Store, [action, argument, ...extra]: string[], options:
 
 /** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
 function stale(store: Store, days: unknown, json: boolean): void {
-  if (days !== undefined && !/^\d{1,5}$/.test(String(days))) throw new OwnerError(`--days must be a whole number of days, got "${String(days)}"`);
+  if (days !== undefined && !/^\d{1,5}$/.test(String(days)))
+    throw new OwnerError(`--days must be a whole number of days, got "${String(days)}"`);
   const window = days === undefined ? STALE_AFTER_DAYS : Number(days);
   const now = Date.now();
   const cutoff = utcDay(now - window * DAY_MS);
-  const all = store.listingTexts().map((text) => JSON.parse(text) as { slug: string; name: string; verified_at: string; docs_url: string });
+  const all = store
+    .listingTexts()
+    .map((text) => JSON.parse(text) as { slug: string; name: string; verified_at: string; docs_url: string });
   const old = all
     .filter((listing) => listing.verified_at < cutoff)
     .sort((a, b) => a.verified_at.localeCompare(b.verified_at) || a.slug.localeCompare(b.slug))
-    .map(({ slug, name, verified_at, docs_url }) => ({ slug, name, verified_at, days_since: Math.floor((now - Date.parse(verified_at)) / DAY_MS), docs_url }));
+    .map(({ slug, name, verified_at, docs_url }) => ({
+      slug,
+      name,
+      verified_at,
+      days_since: Math.floor((now - Date.parse(verified_at)) / DAY_MS),
+      docs_url,
+    }));
   if (json) return void console.log(JSON.stringify(old, null, 2));
-  if (old.length === 0) return void console.log(`All ${all.length} listings were read against their documentation in the last ${window} days (on or after ${cutoff}).`);
-  console.log(`${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} (${window} days ago), oldest first:`);
+  if (old.length === 0)
+    return void console.log(
+      `All ${all.length} listings were read against their documentation in the last ${window} days (on or after ${cutoff}).`,
+    );
+  console.log(
+    `${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} (${window} days ago), oldest first:`,
+  );
   const width = Math.max(...old.map((listing) => listing.slug.length));
   for (const listing of old) console.log(`${listing.verified_at}  ${listing.slug.padEnd(width)}  ${listing.docs_url}`);
 }
 
 function databaseBytes(config: Config): number {
-  return ['', '-wal'].reduce((sum, suffix) => sum + (existsSync(config.dbPath + suffix) ? statSync(config.dbPath + suffix).size : 0), 0);
+  return ['', '-wal'].reduce(
+    (sum, suffix) => sum + (existsSync(config.dbPath + suffix) ? statSync(config.dbPath + suffix).size : 0),
+    0,
+  );
 }
 
 function stats(store: Store, config: Config, json: boolean): void {
   const today = utcDay(Date.now());
   const { limit, recorded } = dailyLimitOf(store, config);
   const { blocked, ...byStatus } = store.conversationCounts();
-  const source = recorded ? 'the maximum the server recorded when it started' : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet';
+  const source = recorded
+    ? 'the maximum the server recorded when it started'
+    : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet';
   const result = {
-    day: today, messages_today: store.dailyCount(today), daily_maximum: limit, daily_maximum_source: source,
-    conversations: byStatus, blocked, messages: store.messageCount(), database_bytes: databaseBytes(config),
+    day: today,
+    messages_today: store.dailyCount(today),
+    daily_maximum: limit,
+    daily_maximum_source: source,
+    conversations: byStatus,
+    blocked,
+    messages: store.messageCount(),
+    database_bytes: databaseBytes(config),
   };
   if (json) return void console.log(JSON.stringify(result, null, 2));
-  console.log(`Today (${today} UTC): ${result.messages_today} messages ${limit === 0 ? 'no maximum' : `of ${limit}`} (${source})`);
-  console.log(`Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`);
+  console.log(
+    `Today (${today} UTC): ${result.messages_today} messages ${limit === 0 ? 'no maximum' : `of ${limit}`} (${source})`,
+  );
+  console.log(
+    `Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`,
+  );
   console.log(`Messages stored: ${result.messages}`);
   console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
 }

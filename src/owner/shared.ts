@@ -21,14 +21,20 @@ export interface Command {
   readonly usage: string;
   readonly summary: string;
   readonly options?: Record<string, { type: 'boolean' | 'string'; short?: string }>;
-  run(args: { positionals: string[]; values: Record<string, unknown>; store: Store; config: Config }): Promise<void> | void;
+  run(args: {
+    positionals: string[];
+    values: Record<string, unknown>;
+    store: Store;
+    config: Config;
+  }): Promise<void> | void;
 }
 
 /** The one conversation whose id starts with `idOrPrefix` (at least 4 characters). */
 export function findConversation(store: Store, idOrPrefix: string | undefined): Conversation {
   if (!idOrPrefix) throw new OwnerError('give a conversation id (or its first characters)');
   const prefix = idOrPrefix.toLowerCase();
-  if (!/^[0-9a-f-]{4,36}$/.test(prefix)) throw new OwnerError(`"${idOrPrefix}" is not a conversation id (4 to 36 characters of 0-9, a-f and -)`);
+  if (!/^[0-9a-f-]{4,36}$/.test(prefix))
+    throw new OwnerError(`"${idOrPrefix}" is not a conversation id (4 to 36 characters of 0-9, a-f and -)`);
   const ids = store.conversationIdsByPrefix(prefix);
   if (ids.length === 0) throw refuse('noSuchConversation', prefix);
   if (ids.length > 1) throw refuse('ambiguousId', prefix);
@@ -38,7 +44,9 @@ export function findConversation(store: Store, idOrPrefix: string | undefined): 
 /** The daily maximum the server enforces, as it recorded it; before its first start, the owner's own setting. */
 export function dailyLimitOf(store: Store, config: Config): { limit: number; recorded: boolean } {
   const recorded = store.recordedDailyLimit();
-  return recorded === undefined ? { limit: config.dailyMessageLimit, recorded: false } : { limit: recorded, recorded: true };
+  return recorded === undefined
+    ? { limit: config.dailyMessageLimit, recorded: false }
+    : { limit: recorded, recorded: true };
 }
 
 export function agentName(metadata: string): string | null {

@@ -16,7 +16,10 @@ const canned = JSON.parse(readFileSync(process.env.RESPONSES_FILE as string, 'ut
 const answers = new Map(
   Object.entries(canned).map(([key, answer]) => {
     const body = Buffer.from(answer.body);
-    return [key, { status: answer.status, headers: { ...answer.headers, 'content-length': String(body.length) }, body }];
+    return [
+      key,
+      { status: answer.status, headers: { ...answer.headers, 'content-length': String(body.length) }, body },
+    ];
   }),
 );
 
@@ -33,5 +36,7 @@ const server = http.createServer((req, res) => {
   }
   res.writeHead(answer.status, answer.headers).end(answer.body);
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`Listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`Listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -13,7 +13,12 @@ import { seedDatabase } from './seed.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values: options } = parseArgs({
   // --only <text>: just the scenarios whose name contains it, for a quick look at one change
-  options: { smoke: { type: 'boolean' }, scale: { type: 'boolean' }, seconds: { type: 'string' }, only: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean' },
+    scale: { type: 'boolean' },
+    seconds: { type: 'string' },
+    only: { type: 'string' },
+  },
 });
 const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
 // Each comparison alternates the two servers over several short rounds (A B, B A, ...) and
@@ -27,7 +32,12 @@ const WARMUP_SECONDS = options.smoke ? 0 : 2;
 const CONNECTIONS = 32;
 const SCALE_CONVERSATIONS = options.smoke ? 10_000 : 100_000;
 const SCALE_MESSAGES_EACH = 10;
-const LIFTED_LIMITS = { DAILY_MESSAGE_LIMIT: '0', CREATE_LIMIT_PER_HOUR: '0', REQUEST_LIMIT_PER_MINUTE: '0', POLL_INTERVAL_SECONDS: '0' };
+const LIFTED_LIMITS = {
+  DAILY_MESSAGE_LIMIT: '0',
+  CREATE_LIMIT_PER_HOUR: '0',
+  REQUEST_LIMIT_PER_MINUTE: '0',
+  POLL_INTERVAL_SECONDS: '0',
+};
 
 const work = mkdtempSync(path.join(tmpdir(), 'contact-service-bench-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
@@ -44,7 +54,9 @@ const canPin = !spawnSync('taskset', ['-c', '0', 'true']).error;
  * compares the application code and nothing else.
  */
 function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
-  const words = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  const words = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0]?.includes('=')) {
     const [name, value] = (words.shift() as string).split('=') as [string, string];
@@ -80,7 +92,11 @@ async function startServer(script: string, env: Record<string, string>, readyPat
   const port = await freePort();
   const [command, ...args] = pinned(0, [process.execPath, ...launch.nodeArgs, script]) as [string, ...string[]];
   const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...launch.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...launch.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
@@ -163,7 +179,16 @@ function toMs(value: string, unit: string): number {
 function runWrk(server: Server, scenario: Scenario, seconds: number): Measurement {
   const script = path.join(work, `${scenario.name.replace(/\W+/g, '-')}.lua`);
   writeFileSync(script, luaScript(scenario));
-  const [command, ...args] = pinned(1, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, server.url + scenario.path]) as [string, ...string[]];
+  const [command, ...args] = pinned(1, [
+    'wrk',
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    server.url + scenario.path,
+  ]) as [string, ...string[]];
   const cpuBefore = server.cpuMs();
   const result = spawnSync(command, args, { encoding: 'utf8' });
   const cpuMs = server.cpuMs() - cpuBefore;
@@ -174,7 +199,13 @@ function runWrk(server: Server, scenario: Scenario, seconds: number): Measuremen
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   const total = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const unexpected = scenario.expectStatus < 300 ? non2xx : total - non2xx;
-  return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN, p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN, cpuUs: (cpuMs * 1000) / total, unexpected };
+  return {
+    rps,
+    p50: p50 ? toMs(p50[1]!, p50[2]!) : NaN,
+    p99: p99 ? toMs(p99[1]!, p99[2]!) : NaN,
+    cpuUs: (cpuMs * 1000) / total,
+    unexpected,
+  };
 }
 
 const median = (values: number[]) => {
@@ -229,13 +260,36 @@ function compare(base: Server, baseScenario: Scenario, other: Server, otherScena
   };
 }
 
-async function sample(baseUrl: string, scenario: Scenario, key = `bench-sample-${Math.random().toString(36).slice(2)}`) {
-  const headers: Record<string, string> = { ...scenario.headers, ...(scenario.uniqueKey ? { 'idempotency-key': key } : {}) };
+async function sample(
+  baseUrl: string,
+  scenario: Scenario,
+  key = `bench-sample-${Math.random().toString(36).slice(2)}`,
+) {
+  const headers: Record<string, string> = {
+    ...scenario.headers,
+    ...(scenario.uniqueKey ? { 'idempotency-key': key } : {}),
+  };
   const response = await fetch(baseUrl + scenario.path, { method: scenario.method, headers, body: scenario.body });
   const body = await response.text();
-  if (response.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${response.status} ${body}`);
-  const kept = ['content-type', 'cache-control', 'retry-after', 'www-authenticate', 'access-control-allow-origin', 'x-request-id', 'access-control-expose-headers', 'x-content-type-options'];
-  return { status: response.status, headers: Object.fromEntries(kept.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name)!]] : []))), body };
+  if (response.status !== scenario.expectStatus)
+    throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${response.status} ${body}`);
+  const kept = [
+    'content-type',
+    'cache-control',
+    'retry-after',
+    'www-authenticate',
+    'access-control-allow-origin',
+    'x-request-id',
+    'access-control-expose-headers',
+    'x-content-type-options',
+  ];
+  return {
+    status: response.status,
+    headers: Object.fromEntries(
+      kept.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name)!]] : [])),
+    ),
+    body,
+  };
 }
 
 /** Opens a conversation on a service and returns its id and credential. */
@@ -253,8 +307,22 @@ async function openConversation(baseUrl: string) {
 async function tenPercentQuery(baseUrl: string): Promise<string> {
   const total = ((await (await fetch(`${baseUrl}/api/v1/directory?limit=1`)).json()) as { total: number }).total;
   let best = { q: 'api', distance: Infinity };
-  for (const q of ['api', 'open', 'weather', 'research', 'social', 'data', 'maps', 'search', 'science', 'chat', 'forum', 'python']) {
-    const found = ((await (await fetch(`${baseUrl}/api/v1/directory?q=${q}&limit=1`)).json()) as { total: number }).total;
+  for (const q of [
+    'api',
+    'open',
+    'weather',
+    'research',
+    'social',
+    'data',
+    'maps',
+    'search',
+    'science',
+    'chat',
+    'forum',
+    'python',
+  ]) {
+    const found = ((await (await fetch(`${baseUrl}/api/v1/directory?q=${q}&limit=1`)).json()) as { total: number })
+      .total;
     const distance = Math.abs(found / total - 0.1);
     if (distance < best.distance) best = { q, distance };
   }
@@ -268,24 +336,106 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
   const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
   const json = { 'Content-Type': 'application/json' };
   return [
-    { name: 'directory page (limit 30)', method: 'GET', path: '/api/v1/directory?limit=30', headers: {}, expectStatus: 200, server: 'main', target: 0.7 },
-    { name: `directory search (q=${q})`, method: 'GET', path: `/api/v1/directory?q=${q}`, headers: {}, expectStatus: 200, server: 'main', target: 0.6 },
-    { name: 'one listing', method: 'GET', path: '/api/v1/directory/open-meteo', headers: {}, expectStatus: 200, server: 'main', target: 0.6 },
-    { name: 'updates poll', method: 'GET', path: `/api/v1/conversations/${conversation.id}/updates?after=1`, headers: auth(conversation.token), expectStatus: 200, server: 'main', target: 0.45 },
-    { name: 'follow-up POST (sync FULL)', method: 'POST', path: `/api/v1/conversations/${conversation.id}/messages`, headers: { ...auth(conversation.token), ...json }, body: '{"message":"A benchmark follow-up message."}', uniqueKey: true, expectStatus: 201, server: 'main', target: 0.25 },
-    { name: 'refused: unknown credential (401)', method: 'GET', path: `/api/v1/conversations/${conversation.id}/updates`, headers: auth('f'.repeat(64)), expectStatus: 401, server: 'main', target: 0.5 },
-    { name: 'refused: daily maximum (429)', method: 'POST', path: `/api/v1/conversations/${capped.id}/messages`, headers: { ...auth(capped.token), ...json }, body: '{"message":"Over the daily maximum."}', uniqueKey: true, expectStatus: 429, server: 'limited', target: 0.3 },
+    {
+      name: 'directory page (limit 30)',
+      method: 'GET',
+      path: '/api/v1/directory?limit=30',
+      headers: {},
+      expectStatus: 200,
+      server: 'main',
+      target: 0.7,
+    },
+    {
+      name: `directory search (q=${q})`,
+      method: 'GET',
+      path: `/api/v1/directory?q=${q}`,
+      headers: {},
+      expectStatus: 200,
+      server: 'main',
+      target: 0.6,
+    },
+    {
+      name: 'one listing',
+      method: 'GET',
+      path: '/api/v1/directory/open-meteo',
+      headers: {},
+      expectStatus: 200,
+      server: 'main',
+      target: 0.6,
+    },
+    {
+      name: 'updates poll',
+      method: 'GET',
+      path: `/api/v1/conversations/${conversation.id}/updates?after=1`,
+      headers: auth(conversation.token),
+      expectStatus: 200,
+      server: 'main',
+      target: 0.45,
+    },
+    {
+      name: 'follow-up POST (sync FULL)',
+      method: 'POST',
+      path: `/api/v1/conversations/${conversation.id}/messages`,
+      headers: { ...auth(conversation.token), ...json },
+      body: '{"message":"A benchmark follow-up message."}',
+      uniqueKey: true,
+      expectStatus: 201,
+      server: 'main',
+      target: 0.25,
+    },
+    {
+      name: 'refused: unknown credential (401)',
+      method: 'GET',
+      path: `/api/v1/conversations/${conversation.id}/updates`,
+      headers: auth('f'.repeat(64)),
+      expectStatus: 401,
+      server: 'main',
+      target: 0.5,
+    },
+    {
+      name: 'refused: daily maximum (429)',
+      method: 'POST',
+      path: `/api/v1/conversations/${capped.id}/messages`,
+      headers: { ...auth(capped.token), ...json },
+      body: '{"message":"Over the daily maximum."}',
+      uniqueKey: true,
+      expectStatus: 429,
+      server: 'limited',
+      target: 0.3,
+    },
     // The MCP twins of the poll and the search; the query only tells the reference's canned answers apart.
-    { name: 'MCP tools/call check_updates', method: 'POST', path: '/mcp?scenario=check_updates', headers: json, body: toolCall('check_updates', { conversation_id: conversation.id, access_token: conversation.token, after: 1 }), expectStatus: 200, server: 'main', target: 0, twin: 'updates poll' },
-    { name: `MCP tools/call search_directory`, method: 'POST', path: '/mcp?scenario=search_directory', headers: json, body: toolCall('search_directory', { q, limit: 30 }), expectStatus: 200, server: 'main', target: 0, twin: 'directory search' },
+    {
+      name: 'MCP tools/call check_updates',
+      method: 'POST',
+      path: '/mcp?scenario=check_updates',
+      headers: json,
+      body: toolCall('check_updates', { conversation_id: conversation.id, access_token: conversation.token, after: 1 }),
+      expectStatus: 200,
+      server: 'main',
+      target: 0,
+      twin: 'updates poll',
+    },
+    {
+      name: `MCP tools/call search_directory`,
+      method: 'POST',
+      path: '/mcp?scenario=search_directory',
+      headers: json,
+      body: toolCall('search_directory', { q, limit: 30 }),
+      expectStatus: 200,
+      server: 'main',
+      target: 0,
+      twin: 'directory search',
+    },
   ];
 }
 
-const toolCall = (name: string, args: object) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (name: string, args: object) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 const TWIN_CPU_TARGET = 1.5; // an MCP call's CPU per request, at most, against its REST twin's
 
 // --only a,b: the scenarios whose names contain any of the comma-separated parts
-const chosen = (scenarios: Scenario[]) => scenarios.filter((scenario) => (options.only ?? '').split(',').some((part) => scenario.name.includes(part)));
+const chosen = (scenarios: Scenario[]) =>
+  scenarios.filter((scenario) => (options.only ?? '').split(',').some((part) => scenario.name.includes(part)));
 const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 // Issue 15's targets beside the figures, judged on this run alone; a smoke run, one cold
 // second per scenario, only shows that the benchmark works.
@@ -299,29 +449,52 @@ async function main() {
     `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${WARMUP_SECONDS} s of warm-up, then ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
       `${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`,
   );
-  console.log(`Both servers run as npm start does: ${Object.entries(launch.env).map(([k, v]) => `${k}=${v} `).join('')}node ${launch.nodeArgs.join(' ')}\n`);
+  console.log(
+    `Both servers run as npm start does: ${Object.entries(launch.env)
+      .map(([k, v]) => `${k}=${v} `)
+      .join('')}node ${launch.nodeArgs.join(' ')}\n`,
+  );
   // One start of each first, so that both run from a warm compile cache, as every start
   // after the first one on a machine does.
   const warmupResponses = path.join(work, 'warmup.json');
   writeFileSync(warmupResponses, JSON.stringify({ 'GET /': { status: 200, headers: {}, body: '' } }));
-  const firstStart = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: path.join(work, 'warmup.db') }, '/api/v1/health');
+  const firstStart = await startServer(
+    'src/main.ts',
+    { ...LIFTED_LIMITS, DB_PATH: path.join(work, 'warmup.db') },
+    '/api/v1/health',
+  );
   await firstStart.stop();
   await (await startServer('test/bench/reference.ts', { RESPONSES_FILE: warmupResponses }, '/')).stop();
   const dbPath = path.join(work, 'empty.db');
   const main = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: dbPath }, '/api/v1/health');
-  const limited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: path.join(work, 'limited.db') }, '/api/v1/health');
+  const limited = await startServer(
+    'src/main.ts',
+    { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: path.join(work, 'limited.db') },
+    '/api/v1/health',
+  );
   const capped = await openConversation(limited.url);
   const scenarios = await scenariosFor(main, capped);
 
   const canned: Record<string, Awaited<ReturnType<typeof sample>>> = {};
-  for (const scenario of scenarios) canned[`${scenario.method} ${scenario.path}`] = await sample(scenario.server === 'main' ? main.url : limited.url, scenario);
+  for (const scenario of scenarios)
+    canned[`${scenario.method} ${scenario.path}`] = await sample(
+      scenario.server === 'main' ? main.url : limited.url,
+      scenario,
+    );
   const responsesFile = path.join(work, 'responses.json');
   writeFileSync(responsesFile, JSON.stringify(canned));
-  const reference = await startServer('test/bench/reference.ts', { RESPONSES_FILE: responsesFile }, `/api/v1/directory/open-meteo`);
+  const reference = await startServer(
+    'test/bench/reference.ts',
+    { RESPONSES_FILE: responsesFile },
+    `/api/v1/directory/open-meteo`,
+  );
 
   const results: { scenario: Scenario; comparison: Comparison }[] = [];
   for (const scenario of chosen(scenarios)) {
-    results.push({ scenario, comparison: compare(reference, scenario, scenario.server === 'main' ? main : limited, scenario) });
+    results.push({
+      scenario,
+      comparison: compare(reference, scenario, scenario.server === 'main' ? main : limited, scenario),
+    });
   }
   const rss = { reference: reference.peakRssKb(), service: main.peakRssKb() };
 
@@ -330,20 +503,30 @@ async function main() {
     `${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ${'ratio'.padStart(5)} ${'CPU ratio'.padStart(9)}   target`;
   console.log(header);
   console.log('-'.repeat(header.length));
-  for (const { scenario, comparison: { base: r, other: s, ratio, cpuRatio } } of results) {
+  for (const {
+    scenario,
+    comparison: { base: r, other: s, ratio, cpuRatio },
+  } of results) {
     const warn = s.unexpected > 0 ? `  (${s.unexpected} unexpected statuses)` : '';
-    const twin = results.find((other) => scenario.twin !== undefined && other.scenario.name.startsWith(scenario.twin))?.comparison.other;
+    const twin = results.find((other) => scenario.twin !== undefined && other.scenario.name.startsWith(scenario.twin))
+      ?.comparison.other;
     const judged = !scenario.twin
       ? `≥ ${format(scenario.target, 2)} ${verdict(ratio >= scenario.target)}`
-      : twin ? `${format(s.cpuUs / twin.cpuUs, 2)}× the CPU of REST (≤ ${TWIN_CPU_TARGET}: ${verdict(s.cpuUs / twin.cpuUs <= TWIN_CPU_TARGET)})` : 'its REST twin was not run';
+      : twin
+        ? `${format(s.cpuUs / twin.cpuUs, 2)}× the CPU of REST (≤ ${TWIN_CPU_TARGET}: ${verdict(s.cpuUs / twin.cpuUs <= TWIN_CPU_TARGET)})`
+        : 'its REST twin was not run';
     console.log(
       `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ${format(r.cpuUs, 1).padStart(7)}   ` +
         `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ${format(s.cpuUs, 1).padStart(7)}   ` +
         `${format(ratio, 2).padStart(5)} ${format(cpuRatio, 2).padStart(9)}   ${judged}${warn}`,
     );
   }
-  console.log('ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service\'s, the same comparison measured');
-  console.log('in the servers\' own CPU time, which a busy neighbour disturbs less than req/s. Both: the median of the rounds\' ratios.');
+  console.log(
+    "ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service's, the same comparison measured",
+  );
+  console.log(
+    "in the servers' own CPU time, which a busy neighbour disturbs less than req/s. Both: the median of the rounds' ratios.",
+  );
   const rssRatio = rss.service / rss.reference;
   console.log(
     `\npeak RSS: reference ${format(rss.reference / 1024, 1)} MiB, service ${format(rss.service / 1024, 1)} MiB ` +
@@ -358,14 +541,20 @@ async function main() {
     const seededPath = path.join(work, 'seeded.db');
     const seedStart = performance.now();
     seedDatabase(seededPath, SCALE_CONVERSATIONS, SCALE_MESSAGES_EACH);
-    console.log(`\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages in ${format((performance.now() - seedStart) / 1000, 1)} s`);
+    console.log(
+      `\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages in ${format((performance.now() - seedStart) / 1000, 1)} s`,
+    );
     const seededLimitedPath = path.join(work, 'seeded-limited.db');
     copyFileSync(seededPath, seededLimitedPath); // the same rows, for the daily-maximum refusal
     const seeded = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: seededPath }, '/api/v1/health');
     console.log(
       `start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(seeded.startupMs < STARTUP_TARGET_MS)})\n`,
     );
-    const seededLimited = await startServer('src/main.ts', { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: seededLimitedPath }, '/api/v1/health');
+    const seededLimited = await startServer(
+      'src/main.ts',
+      { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: seededLimitedPath },
+      '/api/v1/health',
+    );
     const seededScenarios = await scenariosFor(seeded, await openConversation(seededLimited.url));
     console.log(
       `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
@@ -375,7 +564,12 @@ async function main() {
     const emptyScenarios = chosen(scenarios);
     for (const [index, scenario] of chosen(seededScenarios).entries()) {
       const server = scenario.server === 'main' ? seeded : seededLimited;
-      const { base: empty, other: measured, ratio, cpuRatio } = compare(emptyScenarios[index]!.server === 'main' ? main : limited, emptyScenarios[index]!, server, scenario);
+      const {
+        base: empty,
+        other: measured,
+        ratio,
+        cpuRatio,
+      } = compare(emptyScenarios[index]!.server === 'main' ? main : limited, emptyScenarios[index]!, server, scenario);
       const warn = measured.unexpected > 0 ? `  (${measured.unexpected} unexpected statuses)` : '';
       console.log(
         `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ${format(measured.rps).padStart(12)} ` +

@@ -24,10 +24,26 @@ export function seedDatabase(dbPath: string, conversations: number, perConversat
     const createdAt = new Date(start + c * 20_000).toISOString();
     const expiresAt = new Date(start + c * 20_000 + 365 * 86_400_000).toISOString();
     const lastOwner = perConversation % 2 === 0 ? perConversation : perConversation - 1;
-    insertConversation.run(id, randomBytes(32), `seed-${c}`, 'answered', createdAt, expiresAt, perConversation, lastOwner);
+    insertConversation.run(
+      id,
+      randomBytes(32),
+      `seed-${c}`,
+      'answered',
+      createdAt,
+      expiresAt,
+      perConversation,
+      lastOwner,
+    );
     for (let seq = 1; seq <= perConversation; seq++) {
       const client = seq % 2 === 1;
-      insertMessage.run(id, seq, client ? 'client' : 'owner', `Seeded message ${seq} of conversation ${c}.`, createdAt, client && seq > 1 ? `seed-key-${seq}` : null);
+      insertMessage.run(
+        id,
+        seq,
+        client ? 'client' : 'owner',
+        `Seeded message ${seq} of conversation ${c}.`,
+        createdAt,
+        client && seq > 1 ? `seed-key-${seq}` : null,
+      );
     }
   }
   db.exec('COMMIT');
