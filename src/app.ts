@@ -1,15 +1,17 @@
-// Everything a handler of either door may use, built once at start-up: configuration, the
+// Everything a handler of any door may use, built once at start-up: configuration, the
 // store, the directory snapshot, the clock, the limiters, the log, and the two client
 // writes, which every door submits the same way: group-committed, then told to the owner.
 
+import { randomBytes } from 'node:crypto';
 import { createStdoutLog, type Log } from './accesslog.ts';
 import { createBatch } from './batch.ts';
 import type { Config } from './config.ts';
-import { creationResult, followUp, openConversation, type Opening } from './conversations.ts';
+import { followUp, openConversation, type Opening } from './conversations.ts';
 import { Directory } from './directory.ts';
-import { createHourlyLimiter, createPollLimiter, createRequestLimiter } from './limits.ts';
+import { createPollClock, createRequestLimiter } from './limits.ts';
 import { createNotifier } from './notify.ts';
-import type { Refusal } from './refusals.ts';
+import { addressKey, quotasOf } from './quotas.ts';
+import { creationResult } from './records.ts';
 import type { Conversation, Store } from './store.ts';
 
 export interface AppOptions {
@@ -29,10 +31,12 @@ export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly 
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.log ?? createStdoutLog();
+  const quotas = quotasOf(config);
+  // The key of the addresses' hashes: kept in the database so that counts survive a restart.
+  const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
   const limits = {
     requests: createRequestLimiter(config.requestLimitPerMinute),
-    openings: createHourlyLimiter(config.createLimitPerHour),
-    polls: createPollLimiter(config.pollIntervalSeconds),
+    polls: createPollClock(config.pollIntervalSeconds),
   };
   const sweeper = setInterval(() => {
     for (const limiter of Object.values(limits)) limiter.sweep(now());
@@ -40,7 +44,11 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   sweeper.unref();
   const batch = createBatch(store);
   const notifyOwner = createNotifier(config.notifyCommand, log);
-  const dailyLimit = config.dailyMessageLimit;
+  const clientWrite = (clientAddress: string) => ({
+    at: now(),
+    quotas,
+    address: addressKey(addressSecret, clientAddress),
+  });
 
   return {
     config,
@@ -48,11 +56,12 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     now,
     log,
     limits,
+    quotas,
     directory: new Directory(store),
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
-    async open(opening: Opening, overLimit: Refusal | null) {
-      const opened = await batch(() => openConversation(store, opening, { at: now(), dailyLimit, overLimit }));
+    async open(opening: Opening, clientAddress: string) {
+      const opened = await batch(() => openConversation(store, opening, clientWrite(clientAddress)));
       notifyOwner({
         conversationId: opened.conversation.id,
         seq: 1,
@@ -63,13 +72,13 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     },
 
     /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
-    async followUp(conversation: Conversation, input: { message: string; key: string }) {
-      const result = await batch(() => followUp(store, conversation.id, input, { at: now(), dailyLimit }));
+    async followUp(conversation: Conversation, input: { message: string; key: string }, clientAddress: string) {
+      const result = await batch(() => followUp(store, conversation.id, input, clientWrite(clientAddress)));
       if (!result.duplicate) {
         const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
         notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message: input.message });
       }
-      return result;
+      return { message: result.message, duplicate: result.duplicate };
     },
 
     /** An unexpected error, logged once with the request id its client got; never sent to the client. */

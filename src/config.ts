@@ -14,16 +14,32 @@ export function loadConfig(env: Env = process.env) {
   const dbPath = readString(env, 'DB_PATH', 'data/service.db');
   return Object.freeze({
     port: readInteger(env, 'PORT', 8080, 0, 65535),
-    host: readString(env, 'HOST', '127.0.0.1'), // self-hosting sits behind a reverse proxy
+    // self-hosting sits behind a reverse proxy
+    host: readString(env, 'HOST', '127.0.0.1'),
     dbPath: dbPath === ':memory:' ? dbPath : path.resolve(dbPath),
-    listingsPath: path.resolve(readString(env, 'LISTINGS_PATH', 'data/listings.json')), // loaded into an empty database
+    // loaded into an empty database
+    listingsPath: path.resolve(readString(env, 'LISTINGS_PATH', 'data/listings.json')),
     /** null: the address the server actually listens on (resolved at start, PORT=0 included) */
     publicBaseUrl: readBaseUrl(env),
-    dailyMessageLimit: readInteger(env, 'DAILY_MESSAGE_LIMIT', 500, 0, 1e9), // the spec's shared daily maximum
+    // the spec's shared daily maximum
+    dailyMessageLimit: readInteger(env, 'DAILY_MESSAGE_LIMIT', 500, 0, 1e9),
+    // One conversation's share of a day: an exchange with a human who answers by hand takes a
+    // handful of messages, so 50 is far beyond an honest agent, and a flood from one conversation
+    // stops at a tenth of the default maximum.
+    dailyConversationShare: readInteger(env, 'DAILY_CONVERSATION_SHARE', 50, 0, 1e9),
+    // One address's share (openings and follow-ups): room for a few agents behind one address
+    // (a shared host or NAT) each holding a lively conversation, while a flood from one address
+    // leaves 350 of the 450 client messages of a default day to everyone else.
+    dailyAddressShare: readInteger(env, 'DAILY_ADDRESS_SHARE', 100, 0, 1e9),
+    // Kept for the owner's replies: clients can never fill the day to the point where the owner
+    // must force a reply. At most a tenth of the maximum is ever kept (none under 10).
+    dailyOwnerReserve: readInteger(env, 'DAILY_OWNER_RESERVE', 50, 0, 1e9),
     /** the advertised poll_after_seconds; 0: polling not enforced, still advertised as 0 */
     pollIntervalSeconds: readInteger(env, 'POLL_INTERVAL_SECONDS', 60, 0, 86400),
-    createLimitPerHour: readInteger(env, 'CREATE_LIMIT_PER_HOUR', 30, 0, 1e6), // openings per address: enough for honest agents
-    requestLimitPerMinute: readInteger(env, 'REQUEST_LIMIT_PER_MINUTE', 600, 0, 1e9), // ten a second per address absorbs bursts, stops floods
+    // openings per address per hour: enough for honest agents
+    createLimitPerHour: readInteger(env, 'CREATE_LIMIT_PER_HOUR', 30, 0, 1e6),
+    // ten a second per address absorbs bursts and stops floods
+    requestLimitPerMinute: readInteger(env, 'REQUEST_LIMIT_PER_MINUTE', 600, 0, 1e9),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     /** program (and its arguments, split on spaces) run after each new client message */
     notifyCommand: env.NOTIFY_COMMAND?.trim() ? env.NOTIFY_COMMAND.trim().split(/\s+/) : null,
@@ -31,6 +47,8 @@ export function loadConfig(env: Env = process.env) {
     replyTime: readReplyTime(env, 'REPLY_TIME'),
     /** origins allowed to call /mcp besides this service's own (DNS rebinding protection) */
     mcpAllowedOrigins: readOrigins(env, 'MCP_ALLOWED_ORIGINS'),
+    /** origins allowed to call the A2A endpoint besides this service's own */
+    a2aAllowedOrigins: readOrigins(env, 'A2A_ALLOWED_ORIGINS'),
   });
 }
 

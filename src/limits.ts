@@ -1,31 +1,50 @@
-// Per-client limiters, kept in memory: they protect the service, not the data, so a
-// restart that forgets them costs nothing worth a write per request. Each answers with
-// the seconds to wait, or 0 when the request may go ahead.
+// Per-client limiters kept in memory: the request rate per address, and the poll clock per
+// conversation. They protect the service, not the data: a restart that forgets them costs
+// one extra accepted request, against a disk write per request. Each judges and records in
+// one synchronous step (`take`), answering with the seconds to wait, or 0 when the request
+// may go ahead, and each holds at most a stated number of entries, whatever clients send.
 
-const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
-/** A token bucket per key: `capacity` requests, refilled continuously over one minute. */
-export function createRequestLimiter(capacity: number) {
+/**
+ * Entries a limiter holds at most: about 100 bytes each, so 100,000 cost about 10 MiB. Past
+ * this, idle entries are swept, and if none is idle the oldest is forgotten (that client is
+ * then treated as new: a flood from more addresses than this is a matter for a firewall).
+ */
+export const MAX_LIMITER_ENTRIES = 100_000;
+
+/** Keeps a Map under `max` entries: sweep what `idle` says is idle, else drop the oldest. */
+function makeRoom<V>(entries: Map<string, V>, max: number, idle: (value: V) => boolean): void {
+  if (entries.size < max) return;
+  for (const [key, value] of entries) if (idle(value)) entries.delete(key);
+  if (entries.size >= max) entries.delete(entries.keys().next().value as string);
+}
+
+/** A token bucket per address: `capacity` requests, refilled continuously over one minute. */
+export function createRequestLimiter(capacity: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const buckets = new Map<string, { tokens: number; updatedAt: number }>();
   const refillPerMs = capacity / MINUTE_MS;
+  const refilled = (bucket: { tokens: number; updatedAt: number }, now: number) =>
+    Math.min(capacity, bucket.tokens + (now - bucket.updatedAt) * refillPerMs);
   return {
     /** Takes one token for `key`; returns 0, or the seconds until a token is back. */
     take(key: string, now: number): number {
       if (capacity === 0) return 0;
-      const bucket = buckets.get(key) ?? { tokens: capacity, updatedAt: now };
-      bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.updatedAt) * refillPerMs);
+      let bucket = buckets.get(key);
+      if (bucket === undefined) {
+        makeRoom(buckets, maxEntries, (b) => refilled(b, now) >= capacity);
+        bucket = { tokens: capacity, updatedAt: now };
+        buckets.set(key, bucket);
+      }
+      bucket.tokens = refilled(bucket, now);
       bucket.updatedAt = now;
-      buckets.set(key, bucket);
       if (bucket.tokens < 1) return (1 - bucket.tokens) / refillPerMs / 1000;
       bucket.tokens -= 1;
       return 0;
     },
     /** Drops buckets that have refilled completely: they hold nothing a fresh one would not. */
     sweep(now: number): void {
-      for (const [key, bucket] of buckets) {
-        if (bucket.tokens + (now - bucket.updatedAt) * refillPerMs >= capacity) buckets.delete(key);
-      }
+      for (const [key, bucket] of buckets) if (refilled(bucket, now) >= capacity) buckets.delete(key);
     },
     get size() {
       return buckets.size;
@@ -33,53 +52,38 @@ export function createRequestLimiter(capacity: number) {
   };
 }
 
-/** A sliding hour per key that counts accepted events, at most `perHour` of them. */
-export function createHourlyLimiter(perHour: number) {
-  const events = new Map<string, number[]>();
-  function recent(key: string, now: number): number[] {
-    const list = (events.get(key) ?? []).filter((at) => at > now - HOUR_MS);
-    if (list.length === 0) events.delete(key);
-    else events.set(key, list);
-    return list;
-  }
-  return {
-    /** 0 when another event is allowed, else the seconds until the oldest leaves the hour. */
-    wait(key: string, now: number): number {
-      if (perHour === 0) return 0;
-      const list = recent(key, now);
-      return list.length < perHour ? 0 : ((list[0] as number) + HOUR_MS - now) / 1000;
-    },
-    record(key: string, now: number): void {
-      if (perHour === 0) return;
-      const list = recent(key, now);
-      list.push(now);
-      events.set(key, list);
-    },
-    sweep(now: number): void {
-      for (const key of [...events.keys()]) recent(key, now);
-    },
-  };
-}
+export type PollClock = ReturnType<typeof createPollClock>;
 
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
  * poll_after_seconds never sees a 429.
  */
-export function createPollLimiter(intervalSeconds: number) {
+export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const lastPoll = new Map<string, number>();
   return {
-    /** 0 when a poll may be accepted now, else the seconds to wait. */
-    wait(conversationId: string, now: number): number {
+    /** The gap in seconds (the interval less its grace). */
+    gapSeconds: gapMs / 1000,
+    /** Judges a poll and, when it is accepted, records it: 0, or the seconds to wait. */
+    take(conversationId: string, now: number): number {
+      if (gapMs === 0) return 0;
       const last = lastPoll.get(conversationId);
-      return last !== undefined && now - last < gapMs ? (last + gapMs - now) / 1000 : 0;
+      if (last !== undefined && now - last < gapMs) return (last + gapMs - now) / 1000;
+      if (last === undefined) makeRoom(lastPoll, maxEntries, (at) => now - at >= gapMs);
+      lastPoll.delete(conversationId); // re-inserted last: the Map's order stays oldest first
+      lastPoll.set(conversationId, now);
+      return 0;
     },
-    record(conversationId: string, now: number): void {
-      if (gapMs > 0) lastPoll.set(conversationId, now);
+    /** Forgets the conversation's last poll: its next poll is accepted at once. */
+    restart(conversationId: string): void {
+      lastPoll.delete(conversationId);
     },
     sweep(now: number): void {
       for (const [id, at] of lastPoll) if (now - at >= gapMs) lastPoll.delete(id);
+    },
+    get size() {
+      return lastPoll.size;
     },
   };
 }

@@ -47,25 +47,70 @@ const MIGRATIONS: readonly string[] = [
      name  TEXT PRIMARY KEY,
      value TEXT NOT NULL
    ) STRICT;`,
+
+  // Fair shares of the daily maximum. Each sender's count of the UTC day, beside the day's
+  // total: 'all', 'owner', 'conversation:<id>' and 'address:<keyed hash>' (an address is never
+  // stored as such). Past days are dropped. The openings of the last hour, per keyed address.
+  // The opening's key becomes message 1's key: one key space per conversation, whichever door.
+  `CREATE TABLE daily_usage (
+     day    TEXT NOT NULL, -- UTC date, YYYY-MM-DD
+     sender TEXT NOT NULL,
+     count  INTEGER NOT NULL,
+     PRIMARY KEY (day, sender)
+   ) STRICT, WITHOUT ROWID;
+   INSERT INTO daily_usage (day, sender, count) SELECT day, 'all', count FROM daily_counts;
+   DROP TABLE daily_counts;
+
+   CREATE TABLE recent_openings (
+     address TEXT NOT NULL,   -- keyed hash of the client address
+     at      INTEGER NOT NULL -- epoch milliseconds
+   ) STRICT;
+   CREATE INDEX recent_openings_by_address ON recent_openings (address, at);
+
+   UPDATE messages SET idempotency_key = (
+       SELECT c.creation_key FROM conversations c WHERE c.id = messages.conversation_id)
+     WHERE seq = 1 AND idempotency_key IS NULL AND NOT EXISTS (
+       SELECT 1 FROM messages other JOIN conversations c ON c.id = other.conversation_id
+       WHERE other.conversation_id = messages.conversation_id AND other.idempotency_key = c.creation_key);`,
 ];
 
-/** Brings the schema up to date; refuses a database from a newer release. */
+/**
+ * Brings the schema up to date; refuses a database from a newer release. Foreign keys are
+ * off while a migration runs, so that rebuilding a table (SQLite's way to change a column)
+ * cannot cascade into deleting rows; `PRAGMA foreign_key_check` must find nothing wrong
+ * before the migration commits.
+ */
 export function migrate(db: DatabaseSync): void {
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (current > MIGRATIONS.length) {
     throw new Error(
-      `the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); run a newer release`,
+      `the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); ` +
+        'run a newer release',
     );
   }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      db.exec(MIGRATIONS[version] as string);
-      db.exec(`PRAGMA user_version = ${version + 1}`);
-      db.exec('COMMIT');
-    } catch (err) {
-      db.exec('ROLLBACK');
-      throw err;
+  if (current === MIGRATIONS.length) return;
+  db.exec('PRAGMA foreign_keys = OFF'); // has no effect inside a transaction, so it is set before
+  try {
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      runMigration(db, MIGRATIONS[version] as string, version + 1);
     }
+  } finally {
+    db.exec('PRAGMA foreign_keys = ON');
+  }
+}
+
+function runMigration(db: DatabaseSync, sql: string, version: number): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(sql);
+    const broken = db.prepare('PRAGMA foreign_key_check').all();
+    if (broken.length > 0) {
+      throw new Error(`migration ${version} would leave ${broken.length} rows pointing at nothing; nothing changed`);
+    }
+    db.exec(`PRAGMA user_version = ${version}`);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
   }
 }

@@ -1,36 +1,12 @@
 // The OpenAPI 3.1 description of everything the router serves, written by hand as data. Each
 // error status is described from the refusal catalogue for the operations that can give it.
 // test/openapi.test.ts proves it lists exactly the router's operations and that real answers
-// match its schemas; the MCP tools reuse these schemas as their output schemas.
+// match its schemas.
 
-import {
-  DATE_FIELDS,
-  KINDS,
-  OPTIONAL_FIELDS,
-  REQUIRED_FIELDS,
-  SLUG_PATTERN,
-  STATUSES,
-  URL_FIELDS,
-} from './listings.ts';
+import { KEY_PATTERN, LIMITS } from './contract.ts';
+import { KINDS } from './listings.ts';
+import { json, ref, SCHEMAS, STRING, UUID } from './openapi-schemas.ts';
 import { refusalsFor, type Scope } from './refusals.ts';
-import { LIMITS } from './validate.ts';
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ 'application/json': { schema } });
-const object = (required: string[], properties: Record<string, object>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required,
-  properties,
-});
-const STRING = { type: 'string' };
-const INTEGER = { type: 'integer' };
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
-const DATE_TIME = { type: 'string', format: 'date-time' };
-const URI = { type: 'string', format: 'uri' };
-const UUID = { type: 'string', format: 'uuid' };
-const STATUS = { type: 'string', enum: ['open', 'answered', 'closed'] };
-const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength });
 
 /** The contract's error statuses, declared on every endpoint. */
 const EVERY_ERROR = [400, 401, 403, 409, 410, 413, 415, 429, 500];
@@ -121,154 +97,6 @@ const list = (summary: string, operationId: string) => ({
     scopes: ['list'],
   }),
 });
-
-/** A Listing: the spec's main fields always, the additional ones when the listing has them. */
-function listingSchema() {
-  const special: Record<string, object> = {
-    slug: { type: 'string', pattern: SLUG_PATTERN },
-    kind: { type: 'string', enum: KINDS },
-    status: { type: 'string', enum: STATUSES },
-    tags: { type: 'string', description: 'Comma-separated.' },
-    details: {
-      type: 'object',
-      additionalProperties: STRING,
-      description:
-        'Participation instructions: purpose, read, post_or_reply, registration, api, authentication, rate_limits, …',
-    },
-    checked_at: { type: 'string', description: 'A date, or empty when unchecked.' },
-    field_notes: {
-      type: 'array',
-      items: object(['field', 'source', 'note', 'seen_at'], {
-        field: STRING,
-        source: URI,
-        note: STRING,
-        seen_at: DATE,
-      }),
-    },
-  };
-  const properties = Object.fromEntries(
-    [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS].map((field) => [
-      field,
-      special[field] ?? (URL_FIELDS.has(field) ? URI : DATE_FIELDS.has(field) ? DATE : STRING),
-    ]),
-  );
-  return object([...REQUIRED_FIELDS], properties);
-}
-
-const metadata = {
-  ...object([], {
-    agent_name: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
-    model: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
-    framework: { type: 'string', maxLength: LIMITS.metadataValueMaxChars },
-  }),
-  description: 'Self-declared and unverified.',
-};
-const links = { messages_url: URI, updates_url: URI, poll_after_seconds: INTEGER };
-
-/** The component schemas; the MCP tools' output schemas are made from them. */
-export const SCHEMAS = {
-  Error: object(['error'], { error: object(['code', 'message'], { code: INTEGER, message: STRING }) }),
-  Listing: listingSchema(),
-  ListingPage: object(['items', 'total', 'limit', 'offset', 'next_offset'], {
-    items: { type: 'array', items: ref('Listing') },
-    total: { type: 'integer', minimum: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: LIMITS.directoryLimitMax },
-    offset: { type: 'integer', minimum: 0, maximum: LIMITS.directoryOffsetMax },
-    next_offset: { type: ['integer', 'null'] },
-  }),
-  Health: {
-    type: 'object',
-    required: ['status', 'database'],
-    properties: { status: { const: 'ok' }, database: { const: 'ok' }, listings: INTEGER, time: DATE_TIME },
-  },
-  ContactInfo: {
-    type: 'object',
-    required: ['protocol', 'limits', 'privacy'],
-    properties: {
-      protocol: { type: 'array', items: STRING },
-      limits: { type: 'object', additionalProperties: INTEGER },
-      privacy: STRING,
-      documentation: { type: 'object', additionalProperties: STRING },
-    },
-  },
-  CreateConversation: object(['message'], {
-    message: text(LIMITS.messageMaxChars),
-    metadata: { oneOf: [metadata, { type: 'null' }] },
-  }),
-  CreationResult: object(['id', 'access_token', 'expires_at'], {
-    id: UUID,
-    access_token: { type: 'string', pattern: '^[a-f0-9]{64}$' },
-    token_type: { const: 'Bearer' },
-    expires_at: DATE_TIME,
-    ...links,
-    privacy: STRING,
-  }),
-  Conversation: object(
-    [
-      'id',
-      'status',
-      'created_at',
-      'expires_at',
-      'last_seq',
-      'latest_owner_seq',
-      'message_count',
-      'metadata',
-      'metadata_verified',
-      'messages_url',
-      'updates_url',
-      'poll_after_seconds',
-    ],
-    {
-      id: UUID,
-      status: STATUS,
-      created_at: DATE_TIME,
-      expires_at: DATE_TIME,
-      last_seq: { type: 'integer', minimum: 1 },
-      latest_owner_seq: { type: 'integer', minimum: 0 },
-      message_count: { type: 'integer', minimum: 1 },
-      metadata,
-      metadata_verified: { const: false },
-      ...links,
-    },
-  ),
-  Message: object(['seq', 'author', 'message', 'created_at'], {
-    seq: {
-      type: 'integer',
-      minimum: 1,
-      description: 'Starts at 1; rises by one with every message, whoever wrote it.',
-    },
-    author: { type: 'string', enum: ['client', 'owner'] },
-    message: text(LIMITS.messageMaxChars),
-    created_at: DATE_TIME,
-  }),
-  History: object(['items', 'has_more', 'next_after'], {
-    items: { type: 'array', items: ref('Message') },
-    has_more: { type: 'boolean' },
-    next_after: { type: 'integer', minimum: 0 },
-  }),
-  FollowUp: object(['message'], { message: text(LIMITS.messageMaxChars) }),
-  FollowUpResult: object(['message', 'duplicate'], { message: ref('Message'), duplicate: { type: 'boolean' } }),
-  JsonRpcMessage: {
-    type: 'object',
-    required: ['jsonrpc'],
-    properties: {
-      jsonrpc: { const: '2.0' },
-      id: { type: ['string', 'integer', 'null'] },
-      method: STRING,
-      params: { type: 'object' },
-      result: { type: 'object' },
-      error: object(['code', 'message'], { code: INTEGER, message: STRING, data: {} }),
-    },
-  },
-  Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds'], {
-    id: UUID,
-    status: STATUS,
-    last_seq: { type: 'integer', minimum: 1 },
-    latest_owner_seq: { type: 'integer', minimum: 0 },
-    new_reply: { type: 'boolean' },
-    poll_after_seconds: INTEGER,
-  }),
-};
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -477,7 +305,7 @@ export const OPENAPI_DOCUMENT = {
           type: 'string',
           minLength: LIMITS.idempotencyKeyMinLength,
           maxLength: LIMITS.idempotencyKeyMaxLength,
-          pattern: '^[\\w.:-]+$',
+          pattern: KEY_PATTERN,
         },
       },
     },

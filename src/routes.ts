@@ -1,42 +1,63 @@
-// The whole HTTP interface: method + path → the guards a request passes, outermost first,
-// then its handler. HEAD is answered wherever GET is; OPTIONS preflights, 404 and 405 come
-// from the router, and unknown paths take from the per-address request limit too.
+// The whole HTTP interface, one line a route: method + path → its policy → the guards a
+// request passes, outermost first, then its handler. HEAD is answered wherever GET is;
+// OPTIONS preflights, 404 and 405 come from the router.
 //
-//   limited          the per-address request limit (REQUEST_LIMIT_PER_MINUTE); /health is exempt
-//   query            the query parsed strictly; a credential in it is refused
-//   bearer           the conversation credential, for the conversation in the path
-//   openingLimit     openings per address per hour (CREATE_LIMIT_PER_HOUR), judged after the key
-//   pollInterval     one poll per poll_after_seconds per conversation, judged after `after`
-//   trustedOrigin    a foreign Origin or Host is refused (DNS rebinding); the MCP tools have their own guards
+// Policies (what every answer of the path gets, refusals included; http.ts applies them):
+//   PUBLIC        no Cache-Control of its own (cached answers say `public, no-cache`); any origin may read it
+//   PUBLIC_FREE   the same, and not counted by the per-address request limit (/health, for monitors)
+//   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
+//   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins
+// Every route but /health takes from the per-address request limit (REQUEST_LIMIT_PER_MINUTE)
+// before anything about its path is decoded.
+//
+// Guards:
+//   query          a credential in the query is refused (400), then the query is parsed strictly
+//   bearer         the conversation credential, for the conversation in the path
+//   trustedOrigin  a foreign Origin or Host is refused (DNS rebinding)
+// The limits on writes (openings per hour, the daily maximum and its shares) and the poll
+// interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
-import { bearer, limited, openingLimit, pollInterval, query } from './guards.ts';
+import { bearer, query, trustedOrigin } from './guards.ts';
 import { getConversation, listMessages, openConversation, pollUpdates, postMessage } from './handlers/conversations.ts';
-import { contactInfo, llmsTxt } from './handlers/guide.ts';
+import { contactInfo } from './handlers/guide.ts';
+import { llmsTxt } from './handlers/llms-txt.ts';
 import { listingPage } from './handlers/listing-page.ts';
 import { homePage, htmlPage } from './handlers/pages.ts';
 import { getListing, health, listDirectory, openApi } from './handlers/public.ts';
-import type { Handler } from './http.ts';
-import { mcp, mcpPreflight, trustedOrigin } from './mcp/endpoint.ts';
+import type { Handler, Policy } from './http.ts';
+import { mcp, mcpPreflight } from './mcp/endpoint.ts';
+import { MCP_DOOR } from './origins.ts';
 import type { Route } from './router.ts';
 
-const route = (method: string, pattern: string, handler: Handler): Route<Handler> => ({ method, pattern, handler });
+const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
+const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
+const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
+const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
 
-export const routes: readonly Route<Handler>[] = [
-  route('GET', '/api/v1/health', /*      */ query(health)),
-  route('GET', '/api/v1/contact-info', limited(query(contactInfo))),
-  route('GET', '/api/v1/openapi.json', limited(query(openApi))),
-  route('GET', '/api/v1/directory', limited(query(listDirectory(null)))),
-  route('GET', '/api/v1/communities', limited(query(listDirectory('community')))),
-  route('GET', '/api/v1/tools', limited(query(listDirectory('tool')))),
-  route('GET', '/api/v1/directory/:slug', limited(query(getListing))),
-  route('POST', '/api/v1/conversations', limited(query(openingLimit(openConversation)))),
-  route('GET', '/api/v1/conversations/:id', limited(query(bearer(getConversation)))),
-  route('GET', '/api/v1/conversations/:id/messages', limited(query(bearer(listMessages)))),
-  route('POST', '/api/v1/conversations/:id/messages', limited(query(bearer(postMessage)))),
-  route('GET', '/api/v1/conversations/:id/updates', limited(query(bearer(pollInterval(pollUpdates))))),
-  route('GET', '/', limited(query(htmlPage(homePage)))),
-  route('GET', '/listings/:slug', limited(query(htmlPage(listingPage)))),
-  route('GET', '/llms.txt', limited(query(llmsTxt))),
-  route('POST', '/mcp', limited(query(trustedOrigin(mcp)))),
-  route('OPTIONS', '/mcp', limited(mcpPreflight)),
+const route = (method: string, pattern: string, policy: Policy, handler: Handler): Route<Handler, Policy> => ({
+  method,
+  pattern,
+  policy,
+  handler,
+});
+
+// prettier-ignore
+export const routes: readonly Route<Handler, Policy>[] = [
+  route('GET',     '/api/v1/health',                     PUBLIC_FREE, query(health)),
+  route('GET',     '/api/v1/contact-info',               PUBLIC,      query(contactInfo)),
+  route('GET',     '/api/v1/openapi.json',               PUBLIC,      query(openApi)),
+  route('GET',     '/api/v1/directory',                  PUBLIC,      query(listDirectory(null))),
+  route('GET',     '/api/v1/communities',                PUBLIC,      query(listDirectory('community'))),
+  route('GET',     '/api/v1/tools',                      PUBLIC,      query(listDirectory('tool'))),
+  route('GET',     '/api/v1/directory/:slug',            PUBLIC,      query(getListing)),
+  route('POST',    '/api/v1/conversations',              PRIVATE,     query(openConversation)),
+  route('GET',     '/api/v1/conversations/:id',          PRIVATE,     query(bearer(getConversation))),
+  route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(listMessages))),
+  route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(postMessage))),
+  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     query(bearer(pollUpdates))),
+  route('GET',     '/',                                  PUBLIC,      query(htmlPage(homePage))),
+  route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
+  route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),
+  route('POST',    '/mcp',                               MCP,         query(trustedOrigin(MCP_DOOR, mcp))),
+  route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
 ];

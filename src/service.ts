@@ -3,17 +3,12 @@
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Config } from './config.ts';
-import {
-  closeGracefully,
-  createHttpServer,
-  createRequestHandler,
-  SERVER_TIMEOUTS,
-  type ServerTimeouts,
-} from './http.ts';
+import { createRequestHandler } from './http.ts';
 import { readListingsFile } from './listings.ts';
+import { quotasOf } from './quotas.ts';
 import { routes } from './routes.ts';
-import { CachingStore } from './conversation-cache.ts';
-import type { Store } from './store.ts';
+import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts } from './server.ts';
+import { Store } from './store.ts';
 
 export interface RunningService {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
@@ -42,7 +37,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   });
   let store: Store;
   try {
-    store = new CachingStore(config.dbPath, options.busyTimeoutMs);
+    store = new Store(config.dbPath, options.busyTimeoutMs);
     openDatabase(store, config);
   } catch (err) {
     server.close();
@@ -76,7 +71,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
 function openDatabase(store: Store, config: Config): void {
   try {
     if (store.listingCount() === 0) store.upsertListings(readListingsFile(config.listingsPath));
-    store.transaction(() => store.recordDailyLimit(config.dailyMessageLimit)); // the owner script enforces it too
+    // The owner script enforces the maximum the server runs with, and shows its shares.
+    store.transaction(() => store.recordSetting('quotas', JSON.stringify(quotasOf(config))));
   } catch (err) {
     store.close();
     throw err;

@@ -2,17 +2,22 @@
 // each statement prepared once when the database opens, every value a bound parameter. The
 // rules that decide what to write live above this file, in conversations.ts.
 
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
+import type { Author, ConversationStatus } from './contract.ts';
 import { migrate } from './migrations.ts';
+import { UsageTable } from './store-usage.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
 const BUSY_TIMEOUT_MS = 5000;
 
-export type ConversationStatus = 'open' | 'answered' | 'closed';
-export type Author = 'client' | 'owner';
+// The database holds private conversations: readable by the service's user only, whatever the umask.
+const PRIVATE_FILE = 0o600;
+const PRIVATE_FOLDER = 0o700;
+
+export type { Author, ConversationStatus };
 
 /** A row of conversations; metadata is the JSON object as declared, unverified. */
 export interface Conversation {
@@ -68,7 +73,6 @@ function prepareStatements(db: DatabaseSync) {
       'SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2',
     ),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
-    digestPrefixes: sql("SELECT group_concat(hex(substr(token_hash, 1, 3)), '') AS prefixes FROM conversations"),
     insertConversation:
       sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
@@ -86,14 +90,10 @@ function prepareStatements(db: DatabaseSync) {
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
 
-    dailyCount: sql('SELECT count FROM daily_counts WHERE day = ?'),
-    countToday: sql(
-      'INSERT INTO daily_counts (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1',
-    ),
-    recordedDailyLimit: sql("SELECT value FROM settings WHERE name = 'daily_message_limit'"),
-    recordDailyLimit: sql(
-      "INSERT INTO settings (name, value) VALUES ('daily_message_limit', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-    ),
+    setting: sql('SELECT value FROM settings WHERE name = ?'),
+    recordSetting: sql(`INSERT INTO settings (name, value) VALUES (?, ?)
+                        ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
+    addSetting: sql('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
 
     inbox: sql(`SELECT ${CONVERSATION.split(', ')
       .map((c) => `c.${c}`)
@@ -114,15 +114,18 @@ function prepareStatements(db: DatabaseSync) {
 export class Store {
   readonly db: DatabaseSync;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  /** The day's counts per sender and the last hour's openings (store-usage.ts). */
+  readonly usage: UsageTable;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
-    if (dbPath !== ':memory:') mkdirSync(path.dirname(dbPath), { recursive: true });
+    if (dbPath !== ':memory:') createPrivately(dbPath);
     this.db = new DatabaseSync(dbPath, { timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
     try {
-      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec('PRAGMA journal_mode = WAL'); // SQLite gives the -wal and -shm files the database's mode
       this.db.exec('PRAGMA synchronous = FULL'); // a 2xx on a POST means the commit reached the disk
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
+      this.usage = new UsageTable(this.db);
     } catch (err) {
       this.db.close();
       throw err;
@@ -133,8 +136,13 @@ export class Store {
     this.db.close();
   }
 
-  /** Copies the database online into `file` as one self-contained file; returns what PRAGMA integrity_check says of the copy. */
+  /**
+   * Copies the database online into `file` (created private) as one self-contained file;
+   * returns what PRAGMA integrity_check says of the copy.
+   */
   async copyTo(file: string): Promise<string> {
+    closeSync(openSync(file, 'wx', PRIVATE_FILE));
+    chmodSync(file, PRIVATE_FILE); // the umask may have narrowed the mode, never widened it; this says it plainly
     await backup(this.db, file);
     const copy = new DatabaseSync(file);
     try {
@@ -214,10 +222,6 @@ export class Store {
   conversationIdsByPrefix(prefix: string): string[] {
     return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
   }
-  /** Every credential digest's first 3 bytes, in hex, one after the other: one row, however many. */
-  digestPrefixes(): string {
-    return (this.#sql.digestPrefixes.get() as { prefixes: string | null }).prefixes ?? '';
-  }
   creationKeyUsed(key: string): boolean {
     return this.#sql.creationKeyUsed.get(key) !== undefined;
   }
@@ -264,19 +268,17 @@ export class Store {
     return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
   }
 
-  dailyCount(day: string): number {
-    return (this.#sql.dailyCount.get(day) as { count: number } | undefined)?.count ?? 0;
+  /** A value the server recorded (its limits, the address key); undefined when never recorded. */
+  setting(name: string): string | undefined {
+    return (this.#sql.setting.get(name) as { value: string } | undefined)?.value;
   }
-  countToday(day: string): void {
-    this.#sql.countToday.run(day);
+  recordSetting(name: string, value: string): void {
+    this.#sql.recordSetting.run(name, value);
   }
-  /** The daily maximum the server enforces, as it recorded it when it started; undefined before any start. */
-  recordedDailyLimit(): number | undefined {
-    const row = this.#sql.recordedDailyLimit.get() as { value: string } | undefined;
-    return row && Number(row.value);
-  }
-  recordDailyLimit(limit: number): void {
-    this.#sql.recordDailyLimit.run(String(limit));
+  /** Records `value` unless the setting exists; returns the value that is recorded. */
+  settingOnce(name: string, value: string): string {
+    this.#sql.addSetting.run(name, value);
+    return this.setting(name) as string;
   }
 
   /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
@@ -301,5 +303,22 @@ export class Store {
   }
   messageCount(): number {
     return (this.#sql.messageCount.get() as { count: number }).count;
+  }
+}
+
+/**
+ * The database file, and its folder when missing, created private to the service's user;
+ * an existing file (and its -wal and -shm) is made private too. An existing folder is left
+ * as it is: it may be shared, such as /tmp.
+ */
+function createPrivately(dbPath: string): void {
+  const folder = path.dirname(dbPath);
+  if (!existsSync(folder)) {
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER });
+    chmodSync(folder, PRIVATE_FOLDER);
+  }
+  closeSync(openSync(dbPath, 'a', PRIVATE_FILE));
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (existsSync(dbPath + suffix)) chmodSync(dbPath + suffix, PRIVATE_FILE);
   }
 }

@@ -1,22 +1,17 @@
 // Validators: plain functions that return the clean value or throw the refusal naming what
 // to fix. REST and MCP share them; "characters" are Unicode code points.
 
+import {
+  CREDENTIAL_PATTERN,
+  KEY_PATTERN,
+  KEY_RULE,
+  LIMITS,
+  METADATA_KEYS,
+  UUID_PATTERN,
+} from './contract.ts';
 import { refuse } from './refusals.ts';
 
-export const LIMITS = Object.freeze({
-  bodyBytes: 16384,
-  messageMaxChars: 8000,
-  metadataValueMaxChars: 500,
-  idempotencyKeyMinLength: 8,
-  idempotencyKeyMaxLength: 128,
-  qMaxChars: 120,
-  directoryLimitDefault: 30,
-  directoryLimitMax: 100,
-  directoryOffsetMax: 10000,
-  historyLimitDefault: 50,
-  historyLimitMax: 100,
-  credentialLifetimeDays: 365,
-});
+export { LIMITS };
 
 export type Query = ReadonlyMap<string, string>;
 export type Kind = 'community' | 'tool';
@@ -28,10 +23,14 @@ export interface DirectoryQuery {
   readonly offset: number;
 }
 
-const METADATA_KEYS = ['agent_name', 'model', 'framework'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const KEY = /^[\w.:-]+$/;
+const UUID = new RegExp(UUID_PATTERN);
+const KEY = new RegExp(KEY_PATTERN);
+const CREDENTIAL = new RegExp(CREDENTIAL_PATTERN);
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+// Control characters (Unicode Cc): C0, DEL and C1. A message may hold tab, line feed and
+// carriage return; a metadata value none. They would reach the owner's terminal.
+const MESSAGE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Counts Unicode code points, not UTF-16 units. */
 export function codePointLength(text: string): number {
@@ -47,7 +46,7 @@ export function parseQuery(raw: string): Map<string, string> {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const name = decodeQueryPart(eq === -1 ? pair : pair.slice(0, eq));
-    if (query.has(name)) throw refuse('repeatedParameter', name);
+    if (query.has(name)) throw refuse('repeatedParameter');
     query.set(name, decodeQueryPart(eq === -1 ? '' : pair.slice(eq + 1)));
   }
   return query;
@@ -128,7 +127,7 @@ export function idempotencyKeyHeader(header: string | string[] | undefined): str
 
 /** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
 export function idempotencyKey(key: unknown): string {
-  if (typeof key !== 'string') throw refuse('wrongType', 'idempotency_key', 'a string of 8 to 128 characters');
+  if (typeof key !== 'string') throw refuse('wrongType', 'idempotency_key', `a string of ${KEY_RULE}`);
   if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength)
     throw refuse('keyLength', key.length);
   if (!KEY.test(key)) throw refuse('keyCharacters');
@@ -151,7 +150,8 @@ export function messageText(value: unknown): string {
   if (value.trim() === '') throw refuse('blankMessage');
   const length = codePointLength(value);
   if (length > LIMITS.messageMaxChars) throw refuse('tooLong', 'message', LIMITS.messageMaxChars, length);
-  if (value.includes('\u0000')) throw refuse('nulCharacter');
+  const control = MESSAGE_CONTROL.exec(value);
+  if (control) throw refuse('controlCharacter', 'message', escapedCodePoint(control[0]));
   if (!value.isWellFormed()) throw refuse('loneSurrogate', 'message');
   return value;
 }
@@ -163,13 +163,25 @@ export function metadataOf(value: unknown): Record<string, string> {
     throw refuse('wrongType', 'metadata', 'an object with any of agent_name, model, framework');
   const metadata: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (!METADATA_KEYS.includes(key)) throw refuse('unknownMetadataKey', key);
+    if (!(METADATA_KEYS as readonly string[]).includes(key)) throw refuse('unknownMetadataKey', key);
     if (typeof item !== 'string') throw refuse('wrongType', `metadata.${key}`, 'a string');
     const length = codePointLength(item);
     if (length > LIMITS.metadataValueMaxChars)
       throw refuse('tooLong', `metadata.${key}`, LIMITS.metadataValueMaxChars, length);
     if (!item.isWellFormed()) throw refuse('loneSurrogate', `metadata.${key}`);
+    const control = ANY_CONTROL.exec(item);
+    if (control) throw refuse('controlCharacter', `metadata.${key}`, escapedCodePoint(control[0]));
     metadata[key] = item;
   }
   return metadata;
+}
+
+/** Whether a value has the form of a credential (64 lowercase hex characters). */
+export function isCredentialShaped(value: unknown): value is string {
+  return typeof value === 'string' && CREDENTIAL.test(value);
+}
+
+/** A character as a visible escape, such as \\u001b, for a message that must not echo it. */
+function escapedCodePoint(character: string): string {
+  return `\\u${(character.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
 }

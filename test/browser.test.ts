@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { findChromium, openPage } from './browser.ts';
-import { SERVER_TIMEOUTS } from '../src/http.ts';
+import { SERVER_TIMEOUTS } from '../src/server.ts';
 import { ROOT, startTestService } from './helpers.ts';
 
 const chromium = findChromium();

@@ -18,7 +18,7 @@ const OTHER_ID = '7d1f0b8e-1c1e-4c33-9d2c-0d8f6c1e2a11';
 
 /** The owner's reply, written the way the owner script writes it. */
 function ownerReply(store: Store, id: string, message: string) {
-  return reply(store, id, message, { at: Date.now(), dailyLimit: null });
+  return reply(store, id, message, { at: Date.now(), dailyMaximum: 0 });
 }
 
 test('opening a conversation returns the id, a one-time credential and the links', async (t) => {
@@ -98,7 +98,11 @@ test('invalid opening requests get 400 with a message saying what to fix, and st
     [{ message: ' \n\t ' }, /must not be empty/],
     [{ message: 'a'.repeat(8001) }, /at most 8000 characters, got 8001/],
     [{ message: 'é'.repeat(8001) }, /at most 8000 characters, got 8001/], // 16 kB of UTF-8: still under 16 KiB
-    [{ message: 'nul \u0000 inside' }, /NUL/],
+    [{ message: 'nul \u0000 inside' }, /must not contain control characters \(found \\u0000\)/],
+    [{ message: 'escape \u001b[2J' }, /found \\u001b/],
+    [{ message: 'c1 \u009b' }, /found \\u009b/],
+    [{ message: 'hi', metadata: { agent_name: 'two\nlines' } }, /`metadata.agent_name` must not contain control characters \(found \\u000a\)/],
+    [{ message: 'hi', metadata: { model: 'tab\there' } }, /`metadata.model` must not contain control characters/],
     [{ message: 'lone \ud800 surrogate' }, /lone surrogate/],
     [{ message: 'hi', extra: 1 }, /unknown field "extra"/],
     [{ message: 'hi', metadata: 'scout' }, /`metadata` must be an object/],
@@ -501,7 +505,7 @@ test('a follow-up is stored as the next seq; an identical retry returns the orig
     ['Hello, owner.', 'second'],
   );
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal(service.store.dailyCount(today), 2, 'the duplicate was counted nowhere');
+  assert.equal(service.store.usage.count(today, 'all'), 2, 'the duplicate was counted nowhere');
 });
 
 test('follow-up keys are scoped to their conversation', async (t) => {

@@ -159,7 +159,7 @@ test('bad directory parameters get 400 naming the parameter and the allowed rang
     ['offset=1e3', /`offset`/],
     [`q=${'a'.repeat(121)}`, /`q` must be at most 120 characters, got 121/],
     [`q=${encodeURIComponent('é'.repeat(121))}`, /`q` must be at most 120 characters/],
-    ['limit=5&limit=6', /`limit` is repeated/],
+    ['limit=5&limit=6', /A query parameter is repeated; send each one once/],
     ['q=%E0%A4%A', /malformed percent-encoding/],
     ['access_token=abc', /Never put the credential in a URL/],
     [`token=${'ab12'.repeat(16)}`, /Never put the credential in a URL/],

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { createBatch } from '../src/batch.ts';
 import { followUp } from '../src/conversations.ts';
+import type { Quotas } from '../src/quotas.ts';
 import { Store } from '../src/store.ts';
 import {
   newKey,
@@ -164,11 +165,10 @@ test('the credential appears only in the creation response: not in server or own
   assert.match(startLine as string, /^Listening on /);
   for (const line of logLines) {
     const entry = JSON.parse(line);
-    assert.deepEqual(
-      Object.keys(entry),
-      ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'],
-      line,
-    );
+    const fields = ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'];
+    // An MCP call also names its tool, and the status of a tool's refusal: never an argument.
+    if (entry.route === '/mcp' && 'tool' in entry) fields.push('tool', ...('tool_refusal' in entry ? ['tool_refusal'] : []));
+    assert.deepEqual(Object.keys(entry), fields, line);
   }
   assert.equal(logLines.length, responses.length + 3, 'one JSON line per request');
   assert.ok(output.includes('"status":201'), 'the request log was written');
@@ -187,6 +187,8 @@ test('the credential appears only in the creation response: not in server or own
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');
 });
 
+const UNLIMITED: Quotas = { dailyMaximum: 0, conversationShare: 0, addressShare: 0, ownerReserve: 0, openingsPerHour: 0 };
+
 test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
   const service = await startTestService(t);
   const opened = await request(service.url, 'POST', '/api/v1/conversations', {
@@ -199,7 +201,7 @@ test('writes committed together: one that fails inside the batch spoils no other
       service.store,
       conversationId,
       { message: `batched ${n}`, key: `batch-key-${n}` },
-      { at: Date.now(), dailyLimit: 0 },
+      { at: Date.now(), quotas: UNLIMITED, address: 'test' },
     );
   // Called in the same event-loop turn, so they share one transaction and one commit.
   const results = await Promise.allSettled([
@@ -239,7 +241,7 @@ test('no write of a batch settles before its commit, and a failed commit fails t
         service.store,
         opened.body.id,
         { message: `m${n}`, key: `commit-key-${n}` },
-        { at: Date.now(), dailyLimit: 0 },
+        { at: Date.now(), quotas: UNLIMITED, address: 'test' },
       ),
     ).finally(() => settled++),
   );

@@ -130,6 +130,9 @@ test('contact-info gives the protocol steps, every limit as numbers and the priv
     idempotency_key_max_length: 128,
     credential_lifetime_days: 365,
     daily_message_maximum: 77,
+    daily_conversation_share: 50,
+    daily_address_share: 0, // 100 would not bind: agents may store 70 of the 77
+    daily_owner_reserve: 7, // a tenth of the maximum at most
     poll_after_seconds: 60,
     openings_per_address_per_hour: 5,
     requests_per_address_per_minute: 0,
@@ -165,10 +168,10 @@ test('CONNECT gets 405 with Allow and the error body, not a dropped connection',
   const service = await startTestService(t);
   const answer = await rawRequest(service.url, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
   assert.match(answer, /^HTTP\/1\.1 405 /);
-  assert.match(answer, /\r\nallow: GET, HEAD, POST, OPTIONS\r\n/i);
+  assert.match(answer, /\r\nallow: GET, HEAD, POST, PUT, DELETE, OPTIONS\r\n/i);
   assert.match(
     answer,
-    /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, OPTIONS\."\}\}\n$/,
+    /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, PUT, DELETE, OPTIONS\."\}\}\n$/,
   );
 });
 

@@ -15,9 +15,9 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
     request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key, json: { message } });
   const firstKey = newKey();
   assert.equal((await post(firstKey, 'two')).status, 201); // 2
-  ownerReply(service.store, id, 'three', { at: clock.now(), dailyLimit: 4 }); // 3: owner replies count
+  ownerReply(service.store, id, 'three', { at: clock.now(), dailyMaximum: 4 }); // 3: owner replies count
   assert.equal((await post(newKey(), 'four')).status, 201); // 4
-  assert.equal(service.store.dailyCount('2026-03-10'), 4);
+  assert.equal(service.store.usage.count('2026-03-10', 'all'), 4);
 
   clock.set('2026-03-10T23:59:30.250Z');
   const refusedKey = newKey();
@@ -35,17 +35,17 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   const pollTooSoon = await request(service.url, 'GET', `/api/v1/conversations/${id}/updates`, { token });
   assertRefused(pollTooSoon, 429, /Poll this conversation at most once every 35 seconds/);
   assert.equal(pollTooSoon.headers.get('retry-after'), '30');
-  assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyLimit: 4 }), {
+  assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyMaximum: 4 }), {
     reason: 'ownerDailyMaximum',
   });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
-  assert.equal(service.store.dailyCount('2026-03-10'), 4, 'refusals and duplicates count nothing');
+  assert.equal(service.store.usage.count('2026-03-10', 'all'), 4, 'refusals and duplicates count nothing');
 
   clock.set('2026-03-11T00:00:00.000Z');
   const afterMidnight = await post(refusedKey, 'five');
   assert.equal(afterMidnight.status, 201, 'the refused key is judged afresh after the reset');
   assert.equal(afterMidnight.body.message.seq, 5);
-  assert.equal(service.store.dailyCount('2026-03-11'), 1);
+  assert.equal(service.store.usage.count('2026-03-11', 'all'), 1);
 });
 
 test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {

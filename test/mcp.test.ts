@@ -89,7 +89,7 @@ test("initialize answers with the client's version when it serves it, else 2025-
     assert.deepEqual(Object.keys(serverInfo), ['name', 'title', 'version']);
     assert.match(
       instructions,
-      /open_conversation once.*store the returned id and access_token.*at most once per poll_after_seconds.*written by a human/s,
+      /open_conversation once.*store the returned id and access_token.*at most once every 60 seconds.*written by a human/s,
     );
   }
   assert.deepEqual(
@@ -145,7 +145,7 @@ test('the 2026-07-28 revision: server/discover, resultType on every result, serv
   );
   assert.match(
     described.check_updates,
-    /at most once every poll_after_seconds.*retry_after_seconds.*from a human and may take hours/s,
+    /at most once every 60 seconds.*retry_after_seconds.*from a human and may take hours/s,
   );
   assert.match(described.search_directory, /No credential needed/);
   const called = await rpc(service, call('tools/call', { name: 'search_directory', arguments: { limit: 1 } }), {
@@ -346,7 +346,12 @@ test("a foreign Origin or Host gets 403; the service's own origins, loopback nam
   for (const headers of foreign) {
     const response = await ping(headers);
     assert.equal(response.status, 403, JSON.stringify(headers));
-    assert.match(response.body.error.message, /is not allowed to use this service's MCP endpoint/);
+    assert.match(
+      response.body.error.message,
+      'host' in headers
+        ? /This Host header does not name this service, so \/mcp refuses it.*PUBLIC_BASE_URL/
+        : /This Origin may not call \/mcp.*MCP_ALLOWED_ORIGINS/,
+    );
     assert.equal(response.headers.get('access-control-allow-origin'), null);
   }
   for (const origin of [

@@ -190,7 +190,7 @@ test('a reply is held to the client rules and writes nothing when refused', asyn
   );
   assertFailsWith(
     await owner(service, ['reply', conversation.id, '-'], { input: 'a\u0000b' }),
-    /must not contain the NUL character/,
+    /must not contain control characters \(found \\u0000\)/,
   );
   assertFailsWith(await owner(service, ['reply', conversation.id]), /give the reply text/);
   assert.equal(service.store.messageCount(), 1);
@@ -449,18 +449,31 @@ test('listings stale lists the listings not read against their documentation for
 test('stats gives the day count, conversations by status and the database size', async (t) => {
   const service = await startTestService(t);
   const a = await openConversation(service.url);
+  const followUp = { token: a.token, key: newKey(), json: { message: 'more' } };
+  assert.equal((await request(service.url, 'POST', `/api/v1/conversations/${a.id}/messages`, followUp)).status, 201);
   await openConversation(service.url);
   await owner(service, ['reply', a.id, 'answer']);
   await owner(service, ['block', a.id]);
   const stats = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
-  assert.equal(stats.messages_today, 3);
+  assert.equal(stats.messages_today, 4);
   assert.equal(stats.daily_maximum, 500);
   assert.deepEqual(stats.conversations, { open: 1, answered: 0, closed: 0 }, 'a blocked conversation is counted apart');
   assert.equal(stats.blocked, 1);
-  assert.equal(stats.messages, 3);
+  assert.equal(stats.messages, 4);
   assert.ok(stats.database_bytes > 4096);
+  assert.equal(stats.owner_replies_today, 1);
+  assert.equal(stats.owner_reserve, 50);
+  assert.deepEqual(stats.busiest_conversation_today, { id: a.id, count: 2, share: 50 }, "the owner's reply is not its");
+  assert.deepEqual(stats.busiest_address_today, { count: 3, share: 100 }, 'every client message came from one address');
   const text = await owner(service, ['stats']);
-  assert.match(text.stdout, /: 3 messages of 500 .*\nConversations: 1 open, 0 answered, 0 closed; 1 blocked/);
+  assert.match(
+    text.stdout,
+    new RegExp(
+      ': 4 messages of 500 .*\\n  your replies: 1; 50 of the maximum are kept for them\\n' +
+        `  busiest conversation: 2 of its share of 50 \\(${a.id}\\)\\n  busiest address: 3 of its share of 100\\n` +
+        'Conversations: 1 open, 0 answered, 0 closed; 1 blocked',
+    ),
+  );
 });
 
 test('backup makes a consistent copy while the server runs, holding every message', async (t) => {

@@ -73,7 +73,12 @@ test(
     );
     assert.match(
       outputs.get('npm run -s owner -- stats') ?? '',
-      /^Today \(\d{4}-\d\d-\d\d UTC\): \d+ messages of 500 \(the maximum the server recorded when it started\)\nConversations: 0 open, 0 answered, 1 closed; 1 blocked\n/,
+      new RegExp(
+        '^Today \\(\\d{4}-\\d\\d-\\d\\d UTC\\): \\d+ messages of 500 \\(the limits the server recorded when it started\\)\\n' +
+          '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
+          '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
+          'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
+      ),
     );
     const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8')
       .trim()

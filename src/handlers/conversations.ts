@@ -1,10 +1,10 @@
 // The REST door to private conversations: each handler reads what the request carries,
 // validates it, and hands it to the rules in conversations.ts. The route table puts the
-// credential, the limits and the query in front of them.
+// query and the credential in front of them; the limits are decided inside the rules.
 
-import { checkUpdates, conversationRecord, readMessages } from '../conversations.ts';
+import { checkUpdates, readMessages } from '../conversations.ts';
 import type { Reply, RestContext } from '../http.ts';
-import type { Refusal } from '../refusals.ts';
+import { conversationRecord } from '../records.ts';
 import type { Conversation } from '../store.ts';
 import {
   fieldsOf,
@@ -21,41 +21,36 @@ type WithQuery = RestContext & { query: Query };
 type Authenticated = WithQuery & { conversation: Conversation };
 
 /** POST /api/v1/conversations */
-export async function openConversation(ctx: WithQuery & { overLimit: Refusal | null }): Promise<Reply> {
+export async function openConversation(ctx: WithQuery): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message', 'metadata']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
   const opening = { message: messageText(body.message), metadata: metadataOf(body.metadata), key };
-  return { status: 201, body: await ctx.app.open(opening, ctx.overLimit) };
+  return { status: 201, body: await ctx.app.open(opening, ctx.clientAddress) };
 }
 
 /** GET /api/v1/conversations/{id} */
 export function getConversation({ app, conversation }: Authenticated): Reply {
-  return {
-    status: 200,
-    body: conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds),
-  };
+  const { publicBaseUrl, pollIntervalSeconds } = app.config;
+  return { status: 200, body: conversationRecord(conversation, publicBaseUrl, pollIntervalSeconds) };
 }
 
 /** GET /api/v1/conversations/{id}/messages */
 export function listMessages({ app, conversation, query }: Authenticated): Reply {
-  return {
-    status: 200,
-    body: readMessages(app.store, conversation, historyRange(query.get('after'), query.get('limit'))),
-  };
+  const range = historyRange(query.get('after'), query.get('limit'));
+  return { status: 200, body: readMessages(app.store, conversation, range) };
 }
 
 /** POST /api/v1/conversations/{id}/messages */
 export async function postMessage(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
-  const result = await ctx.app.followUp(ctx.conversation, { message: messageText(body.message), key });
+  const result = await ctx.app.followUp(ctx.conversation, { message: messageText(body.message), key }, ctx.clientAddress);
   return { status: result.duplicate ? 200 : 201, body: result };
 }
 
 /** GET /api/v1/conversations/{id}/updates */
-export function pollUpdates({ app, conversation, query, tooSoon }: Authenticated & { tooSoon: Refusal | null }): Reply {
-  return {
-    status: 200,
-    body: checkUpdates(conversation, updatesAfter(query.get('after')), app.config.pollIntervalSeconds, tooSoon),
-  };
+export function pollUpdates({ app, conversation, query }: Authenticated): Reply {
+  const after = updatesAfter(query.get('after'));
+  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds: app.config.pollIntervalSeconds };
+  return { status: 200, body: checkUpdates(conversation, after, poll) };
 }

@@ -7,6 +7,7 @@ import { etagOf } from '../directory.ts';
 import { conditionalReply, type Reply, type RestContext } from '../http.ts';
 import { asRefusal, REST_TERMS } from '../refusals.ts';
 import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../validate.ts';
+import { limitSentences } from '../limits-text.ts';
 import { mcpClientConfig } from './guide.ts';
 
 export type PageContext = RestContext & { query: Query };
@@ -160,12 +161,14 @@ ${contactSection(ctx)}`,
   );
 }
 
-function contactSection({ app: { config } }: RestContext): string {
+function contactSection({ app }: RestContext): string {
+  const { config } = app;
   const base = `${config.publicBaseUrl}/api/v1`;
   const mcp = mcpClientConfig(config);
-  const curl = `# 1. Open a conversation (a new Idempotency-Key for each new message)
+  const limits = limitSentences(config, app.quotas);
+  const curl = `# 1. Open a conversation (a new random Idempotency-Key for each new message)
 curl -X POST ${base}/conversations \\
-  -H 'Content-Type: application/json' -H "Idempotency-Key: open-$(date +%s)" \\
+  -H 'Content-Type: application/json' -H "Idempotency-Key: $(uuidgen)" \\
   -d '{"message": "Hello!", "metadata": {"agent_name": "my-agent"}}'
 # → {"id": "…", "access_token": "…", …}  Store both now: the token is shown once.
 
@@ -179,6 +182,9 @@ curl "${base}/conversations/ID/messages?after=1" -H 'Authorization: Bearer TOKEN
 <p>A human runs this service and answers every message by hand. Conversations are private: only you and the owner read them.</p>
 <pre><code>${escapeHtml(curl)}</code></pre>
 <p>From an MCP client, add <code>${escapeHtml(mcp.endpoint)}</code>, for example with <code>${escapeHtml(mcp.claude_code)}</code>, and use its tools open_conversation, send_message, check_updates and read_messages.</p>
-<p>Limits: messages of 1 to ${LIMITS.messageMaxChars} characters; ${config.dailyMessageLimit || 'no'} messages per day for everyone together. Details: <a href="/llms.txt">llms.txt</a>, <a href="/api/v1/openapi.json">OpenAPI</a>, <a href="/api/v1/contact-info">contact-info</a>.</p>
+<p>Limits: messages of 1 to ${LIMITS.messageMaxChars} characters. ${escapeHtml(limits.daily)} \
+${escapeHtml(limits.shares)}</p>
+<p>Details: <a href="/llms.txt">llms.txt</a>, <a href="/api/v1/openapi.json">OpenAPI</a>, \
+<a href="/api/v1/contact-info">contact-info</a>.</p>
 </section>`;
 }

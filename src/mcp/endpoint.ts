@@ -8,10 +8,11 @@
 // The tools are in tools.ts, where every refusal becomes a tool result.
 
 import type { IncomingMessage } from 'node:http';
-import type { RunningConfig } from '../app.ts';
 import type { Reply, RestContext } from '../http.ts';
-import { Refusal, refuse } from '../refusals.ts';
-import { callTool, INSTRUCTIONS, TOOL_LIST } from './tools.ts';
+import { corsForAllowedOrigin, MCP_DOOR } from '../origins.ts';
+import { Refusal } from '../refusals.ts';
+import { instructions, TOOL_NAMES } from './tool-list.ts';
+import { callTool, toolsOf } from './tools.ts';
 
 export const MCP_BODY_BYTES = 128 * 1024; // a tools/call with the largest valid message, every character escaped as \uXXXX
 const MODERN = '2026-07-28';
@@ -66,10 +67,10 @@ export async function mcp(ctx: RestContext): Promise<Reply> {
     const complete = modern
       ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } }
       : result;
-    return answer(ctx, 200, { jsonrpc: '2.0', id, result: complete });
+    return answer(200, { jsonrpc: '2.0', id, result: complete });
   } catch (err) {
     if (!(err instanceof RpcError)) throw err; // HTTP-level refusals (413, 415) keep the REST error body
-    return answer(ctx, err.status, { jsonrpc: '2.0', id, error: err.error });
+    return answer(err.status, { jsonrpc: '2.0', id, error: err.error });
   }
 }
 
@@ -135,85 +136,42 @@ async function dispatch(ctx: RestContext, request: Request, modern: boolean): Pr
     const asked = request.params.protocolVersion;
     const protocolVersion =
       typeof asked === 'string' && HANDSHAKE_VERSIONS.includes(asked) ? asked : HANDSHAKE_VERSIONS[0];
-    return { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS };
+    return { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: instructions(ctx.app.config) };
   }
   if (method === 'ping' && !modern) return {};
   if (method === 'server/discover' && modern)
     return {
       supportedVersions: SUPPORTED_VERSIONS,
       capabilities: CAPABILITIES,
-      instructions: INSTRUCTIONS,
+      instructions: instructions(ctx.app.config),
       ...CACHEABLE,
     };
-  if (method === 'tools/list') return { tools: TOOL_LIST, ...(modern ? CACHEABLE : {}) };
+  if (method === 'tools/list') return { tools: toolsOf(ctx.app), ...(modern ? CACHEABLE : {}) };
   if (method === 'tools/call') {
     const result = await callTool(ctx, request.params.name, request.params.arguments);
-    if (result === undefined)
-      throw new RpcError(
-        -32602,
-        `Unknown tool ${JSON.stringify(String(request.params.name).slice(0, 60))}; tools/list names the ${TOOL_LIST.length} tools.`,
-      );
-    return result;
+    if (result === undefined) {
+      const name = JSON.stringify(String(request.params.name).slice(0, 60));
+      throw new RpcError(-32602, `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`);
+    }
+    ctx.note({ tool: String(request.params.name), ...(result.refusal && { tool_refusal: result.refusal.status }) });
+    const { refusal: _refusal, ...toolResult } = result;
+    return toolResult;
   }
   // The 2026-07-28 revision answers an unknown method with 404; the handshake's revisions in band.
   throw new RpcError(-32601, `Method not found: ${JSON.stringify(method.slice(0, 60))}.`, modern ? 404 : 200);
 }
 
-const answer = (ctx: RestContext, status: number, body: object): Reply => ({ status, body, headers: corsHeaders(ctx) });
+const answer = (status: number, body: object): Reply => ({ status, body });
 
-/** OPTIONS /mcp: 204 like every path; the CORS headers only for an allowed origin. */
+/** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {
-  const headers: Record<string, string> = { allow: 'POST, OPTIONS', ...corsHeaders(ctx) };
-  if (headers['access-control-allow-origin'])
+  const headers: Record<string, string> = { allow: 'POST, OPTIONS' };
+  if (corsForAllowedOrigin(ctx.app.config, MCP_DOOR, ctx.req)['access-control-allow-origin']) {
     Object.assign(headers, {
       'access-control-allow-methods': 'POST',
       'access-control-allow-headers': MCP_HEADERS,
       'access-control-max-age': '86400',
     });
-  return { status: 204, body: '', headers };
-}
-
-function corsHeaders(ctx: RestContext): Record<string, string> {
-  const origin = ctx.req.headers.origin;
-  return origin !== undefined && trustOf(ctx.app.config).origins.has(origin.toLowerCase())
-    ? { 'access-control-allow-origin': origin, vary: 'Origin' }
-    : {};
-}
-
-/** Guard against DNS rebinding: a foreign Origin or Host gets 403. */
-export function trustedOrigin<C extends RestContext, R>(handler: (ctx: C) => R): (ctx: C) => R {
-  return (ctx) => {
-    const trust = trustOf(ctx.app.config);
-    const { origin, host } = ctx.req.headers;
-    if (origin !== undefined && !trust.origins.has(origin.toLowerCase())) throw refuse('forbiddenOrigin', 'Origin');
-    if (host === undefined || !trust.hosts.has(host.toLowerCase())) throw refuse('forbiddenOrigin', 'Host');
-    return handler(ctx);
-  };
-}
-
-const trusted = new WeakMap<RunningConfig, { hosts: Set<string>; origins: Set<string> }>();
-
-/**
- * The hosts and origins this service answers to: those of PUBLIC_BASE_URL and of the listen
- * address, with localhost, 127.0.0.1 and [::1] one host when it is a loopback one, and
- * MCP_ALLOWED_ORIGINS.
- */
-function trustOf(config: RunningConfig) {
-  let trust = trusted.get(config);
-  if (trust) return trust;
-  trust = {
-    hosts: new Set<string>(),
-    origins: new Set(config.mcpAllowedOrigins.map((origin) => origin.toLowerCase())),
-  };
-  for (const url of [new URL(config.publicBaseUrl), new URL(config.listenUrl)]) {
-    const loopback = ['localhost', '127.0.0.1', '[::1]'];
-    const names = loopback.includes(url.hostname) ? loopback : [url.hostname];
-    for (const name of names) {
-      const host = url.port ? `${name}:${url.port}` : name;
-      trust.hosts.add(host.toLowerCase());
-      trust.origins.add(`${url.protocol}//${host}`.toLowerCase());
-    }
   }
-  trusted.set(config, trust);
-  return trust;
+  return { status: 204, body: '', headers };
 }

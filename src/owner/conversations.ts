@@ -9,7 +9,7 @@ import {
   agentLabel,
   agentName,
   asClause,
-  dailyLimitOf,
+  quotasIn,
   findConversation,
   oneLine,
   OwnerError,
@@ -42,10 +42,11 @@ export const conversationCommands: Record<string, Command> = {
       if (words.length === 0) throw new OwnerError('give the reply text, or - to read it from stdin');
       const raw = words.length === 1 && words[0] === '-' ? await readStdin() : words.join(' ');
       const text = validReply(raw.replace(/\n$/, '')); // an editor's final newline is not part of the reply
-      const { limit } = dailyLimitOf(store, config);
+      const { quotas } = quotasIn(store, config);
       const message = ownerReply(store, conversation.id, text, {
         at: Date.now(),
-        dailyLimit: values.force === true ? null : limit,
+        dailyMaximum: quotas.dailyMaximum,
+        force: values.force === true,
       });
       console.log(`Replied to ${conversation.id} as seq ${message.seq}.`);
     },

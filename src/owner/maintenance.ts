@@ -6,8 +6,9 @@ import type { Config } from '../config.ts';
 import { purgeExpired } from '../conversations.ts';
 import { readListingsFile } from '../listings.ts';
 import type { Store } from '../store.ts';
+import { usageOf } from '../quotas.ts';
 import { utcDay } from '../time.ts';
-import { dailyLimitOf, ownerFile, OwnerError, type Command } from './shared.ts';
+import { quotasIn, ownerFile, OwnerError, type Command } from './shared.ts';
 
 const LISTINGS_USAGE =
   'listings import <file> | listings export | listings remove <slug> | listings stale [--days N] [--json]';
@@ -109,29 +110,50 @@ function databaseBytes(config: Config): number {
 }
 
 function stats(store: Store, config: Config, json: boolean): void {
-  const today = utcDay(Date.now());
-  const { limit, recorded } = dailyLimitOf(store, config);
+  const result = statsResult(store, config);
+  if (json) return void console.log(JSON.stringify(result, null, 2));
+  printStats(result, config);
+}
+
+/** Today's count against the maximum, each share's busiest sender, the conversations, the database's size. */
+function statsResult(store: Store, config: Config) {
+  const { quotas, recorded } = quotasIn(store, config);
+  const usage = usageOf(store, Date.now());
   const { blocked, ...byStatus } = store.conversationCounts();
   const source = recorded
-    ? 'the maximum the server recorded when it started'
-    : 'DAILY_MESSAGE_LIMIT here: the server has not started on this database yet';
-  const result = {
-    day: today,
-    messages_today: store.dailyCount(today),
-    daily_maximum: limit,
+    ? 'the limits the server recorded when it started'
+    : 'the limits set here: the server has not started on this database yet';
+  return {
+    day: usage.day,
+    messages_today: usage.messages,
+    daily_maximum: quotas.dailyMaximum,
     daily_maximum_source: source,
+    owner_replies_today: usage.ownerReplies,
+    owner_reserve: quotas.ownerReserve,
+    busiest_conversation_today: { ...usage.busiestConversation, share: quotas.conversationShare },
+    busiest_address_today: { ...usage.busiestAddress, share: quotas.addressShare },
     conversations: byStatus,
     blocked,
     messages: store.messageCount(),
     database_bytes: databaseBytes(config),
   };
-  if (json) return void console.log(JSON.stringify(result, null, 2));
-  console.log(
-    `Today (${today} UTC): ${result.messages_today} messages ${limit === 0 ? 'no maximum' : `of ${limit}`} (${source})`,
-  );
-  console.log(
-    `Conversations: ${byStatus.open} open, ${byStatus.answered} answered, ${byStatus.closed} closed; ${blocked} blocked`,
-  );
+}
+
+function printStats(result: ReturnType<typeof statsResult>, config: Config): void {
+  const { daily_maximum: maximum, owner_reserve: reserve } = result;
+  const of = (share: number) => (share === 0 ? 'no share' : `of its share of ${share}`);
+  const outOf = maximum === 0 ? 'no maximum' : `of ${maximum}`;
+  console.log(`Today (${result.day} UTC): ${result.messages_today} messages ${outOf} (${result.daily_maximum_source})`);
+  if (maximum > 0) {
+    const conversation = result.busiest_conversation_today;
+    const address = result.busiest_address_today;
+    const which = conversation.id === null ? '' : ` (${conversation.id})`;
+    console.log(`  your replies: ${result.owner_replies_today}; ${reserve} of the maximum are kept for them`);
+    console.log(`  busiest conversation: ${conversation.count} ${of(conversation.share)}${which}`);
+    console.log(`  busiest address: ${address.count} ${of(address.share)}`);
+  }
+  const { open, answered, closed } = result.conversations;
+  console.log(`Conversations: ${open} open, ${answered} answered, ${closed} closed; ${result.blocked} blocked`);
   console.log(`Messages stored: ${result.messages}`);
   console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
 }

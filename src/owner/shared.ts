@@ -3,6 +3,7 @@
 
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { quotasOf, type Quotas } from '../quotas.ts';
 import { refuse } from '../refusals.ts';
 import type { Conversation, Store } from '../store.ts';
 
@@ -41,12 +42,11 @@ export function findConversation(store: Store, idOrPrefix: string | undefined): 
   return store.conversationById(ids[0] as string) as Conversation;
 }
 
-/** The daily maximum the server enforces, as it recorded it; before its first start, the owner's own setting. */
-export function dailyLimitOf(store: Store, config: Config): { limit: number; recorded: boolean } {
-  const recorded = store.recordedDailyLimit();
-  return recorded === undefined
-    ? { limit: config.dailyMessageLimit, recorded: false }
-    : { limit: recorded, recorded: true };
+/** The quotas the server enforces, as it recorded them when it started; before its first start, the owner's own. */
+export function quotasIn(store: Store, config: Config): { quotas: Quotas; recorded: boolean } {
+  const recorded = store.setting('quotas');
+  if (recorded === undefined) return { quotas: quotasOf(config), recorded: false };
+  return { quotas: JSON.parse(recorded) as Quotas, recorded: true };
 }
 
 export function agentName(metadata: string): string | null {

@@ -1,0 +1,39 @@
+// The contract's constants, spelled once: the validators, the rules, the OpenAPI document,
+// the MCP schemas and the guides all read them from here.
+
+/** Fixed sizes and ranges of the interface. */
+export const LIMITS = Object.freeze({
+  bodyBytes: 16384,
+  messageMaxChars: 8000,
+  metadataValueMaxChars: 500,
+  idempotencyKeyMinLength: 8,
+  idempotencyKeyMaxLength: 128,
+  qMaxChars: 120,
+  directoryLimitDefault: 30,
+  directoryLimitMax: 100,
+  directoryOffsetMax: 10000,
+  historyLimitDefault: 50,
+  historyLimitMax: 100,
+  credentialLifetimeDays: 365,
+});
+
+/** A credential: 64 lowercase hex characters (32 random bytes). */
+export const CREDENTIAL_PATTERN = '^[0-9a-f]{64}$';
+/** An Idempotency-Key's characters; its length is in LIMITS. */
+export const KEY_PATTERN = '^[A-Za-z0-9_.:-]+$';
+/** A conversation id. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** The self-declared metadata a client may send when opening a conversation. */
+export const METADATA_KEYS = ['agent_name', 'model', 'framework'] as const;
+
+/** open: waiting for the owner; answered: the owner wrote last; closed: the owner closed it. */
+export const CONVERSATION_STATUSES = ['open', 'answered', 'closed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+export const AUTHORS = ['client', 'owner'] as const;
+export type Author = (typeof AUTHORS)[number];
+
+/** An Idempotency-Key's rule in words, as every message and description says it. */
+export const KEY_RULE =
+  `${LIMITS.idempotencyKeyMinLength} to ${LIMITS.idempotencyKeyMaxLength} characters of A-Z a-z 0-9 _ . : -`;

@@ -1,0 +1,67 @@
+// GET /llms.txt: the guide of guide.ts as plain text, for a model to read in one go.
+
+import { LIMITS } from '../contract.ts';
+import type { Reply, RestContext } from '../http.ts';
+import { limitSentences } from '../limits-text.ts';
+import { PRIVACY_STATEMENT } from '../records.ts';
+import { describeContact } from './guide.ts';
+
+export function llmsTxt({ app }: RestContext): Reply {
+  const { config } = app;
+  const guide = describeContact(app);
+  const limits = limitSentences(config, app.quotas);
+  const base = `${config.publicBaseUrl}/api/v1`;
+  const categories = guide.categories.map(({ name, count }) => `${name} (${count})`).join(', ');
+  const text = `# Agent contact service
+
+> A directory of communities and tools that AI agents can use, each with instructions for taking part, and a \
+private, asynchronous line to the one human who runs this service. ${guide.replies}
+
+## Read the directory (no credential)
+
+- GET ${base}/directory?q=&category=&limit=${LIMITS.directoryLimitDefault}&offset=0 returns {items, total, limit, \
+offset, next_offset}. q: words, each a case-insensitive part of a listing's name, slug, description, category or \
+tags (at most ${LIMITS.qMaxChars} characters); category: exact, case-insensitive; limit 1-${LIMITS.directoryLimitMax}; \
+offset 0-${LIMITS.directoryOffsetMax}. Follow next_offset until it is null.
+- GET ${base}/communities and GET ${base}/tools: the same, one kind only.
+- GET ${base}/directory/{slug}: one listing. Its "details" say how to read, post, register and authenticate \
+there; its "field_notes" cite the page each claim was read from, on "verified_at". "status": documented (usable \
+as described), limited (readable, but taking part needs approval, an invitation, or is for humans only), \
+unavailable (closed).
+- Categories: ${categories}.
+
+## Contact the owner
+
+${guide.protocol.join('\n')}
+
+## Or through MCP
+
+The same directory and conversations are tools at ${guide.mcp.endpoint} (Streamable HTTP; revisions 2025-11-25 \
+and 2026-07-28): ${guide.mcp.tools.join(', ')}. The credential travels as the access_token argument. Add it with \
+\`${guide.mcp.claude_code}\` or ${guide.mcp.json}.
+
+## Limits
+
+- Message: 1-${LIMITS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \
+JSON body at most ${LIMITS.bodyBytes} bytes; metadata values at most ${LIMITS.metadataValueMaxChars} characters of \
+plain text.
+- ${limits.daily}
+- ${limits.shares}
+- ${limits.openings} ${limits.requests}
+- ${limits.polling}
+- The credential expires ${LIMITS.credentialLifetimeDays} days after issue. Send it only in the Authorization \
+header, never in a URL.
+- Every refusal is {"error": {"code", "message"}}; every 429 carries Retry-After in seconds.
+
+## Privacy
+
+${PRIVACY_STATEMENT}
+
+## More
+
+- [OpenAPI 3.1](${guide.documentation.openapi})
+- [Contact protocol and limits as JSON](${base}/contact-info)
+- [The directory for people](${guide.documentation.web})
+`;
+  return { status: 200, body: text, contentType: 'text/plain; charset=utf-8' };
+}

@@ -1,0 +1,60 @@
+// The SQL of the day's counts: how many messages the day holds in all and per sender, and
+// the openings of the last hour per address. The rules that judge these counts are in
+// quotas.ts; they call these methods inside the write transaction of the message they count.
+
+import type { DatabaseSync } from 'node:sqlite';
+
+/** Who a count is for: the day's total, the owner, one conversation, or one (keyed) address. */
+export type Sender = 'all' | 'owner' | `conversation:${string}` | `address:${string}`;
+
+function prepareStatements(db: DatabaseSync) {
+  const sql = (text: string) => db.prepare(text);
+  return {
+    count: sql('SELECT count FROM daily_usage WHERE day = ? AND sender = ?'),
+    add: sql(`INSERT INTO daily_usage (day, sender, count) VALUES (?, ?, 1)
+              ON CONFLICT (day, sender) DO UPDATE SET count = count + 1`),
+    dropBefore: sql('DELETE FROM daily_usage WHERE day < ?'),
+    busiest: sql(`SELECT sender, count FROM daily_usage
+                  WHERE day = ? AND sender >= ? AND sender < ? ORDER BY count DESC LIMIT 1`),
+    openings: sql('SELECT count(*) AS count, min(at) AS oldest FROM recent_openings WHERE address = ? AND at > ?'),
+    recordOpening: sql('INSERT INTO recent_openings (address, at) VALUES (?, ?)'),
+    dropOpeningsBefore: sql('DELETE FROM recent_openings WHERE at <= ?'),
+  };
+}
+
+export class UsageTable {
+  readonly #sql: ReturnType<typeof prepareStatements>;
+
+  constructor(db: DatabaseSync) {
+    this.#sql = prepareStatements(db);
+  }
+
+  /** How many messages `sender` stored on `day` (a UTC date). */
+  count(day: string, sender: Sender): number {
+    return (this.#sql.count.get(day, sender) as { count: number } | undefined)?.count ?? 0;
+  }
+  add(day: string, sender: Sender): void {
+    this.#sql.add.run(day, sender);
+  }
+  /** Drops the counts of every day before `day`. */
+  dropBefore(day: string): void {
+    this.#sql.dropBefore.run(day);
+  }
+  /** The conversation or address that stored most on `day`, with its count. */
+  busiest(day: string, kind: 'conversation' | 'address'): { sender: string; count: number } | undefined {
+    // 'conversation:' to 'conversation;' spans every sender of that kind (';' follows ':').
+    const row = this.#sql.busiest.get(day, `${kind}:`, `${kind};`) as { sender: string; count: number } | undefined;
+    return row && { sender: row.sender, count: row.count };
+  }
+
+  /** The openings from `address` after `since` (epoch ms): how many, and when the oldest was. */
+  openings(address: string, since: number): { count: number; oldest: number | null } {
+    return this.#sql.openings.get(address, since) as { count: number; oldest: number | null };
+  }
+  recordOpening(address: string, at: number): void {
+    this.#sql.recordOpening.run(address, at);
+  }
+  dropOpeningsBefore(at: number): void {
+    this.#sql.dropOpeningsBefore.run(at);
+  }
+}
