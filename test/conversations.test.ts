@@ -453,6 +453,13 @@ test('history pages with after and limit, has_more and next_after', async (t) =>
   );
   assert.equal(last.body.has_more, false);
   assert.equal(last.body.next_after, 6);
+  const exactlyTheRest = await page('?after=2&limit=4'); // 3, 4, 5 and 6: nothing after them
+  assert.deepEqual(
+    exactlyTheRest.body.items.map((m: { seq: number }) => m.seq),
+    [3, 4, 5, 6],
+  );
+  assert.equal(exactlyTheRest.body.has_more, false, 'exactly `limit` messages remained: none is left');
+  assert.equal((await page('?after=1&limit=4')).body.has_more, true, 'one more than `limit` remained');
   const past = await page('?after=99');
   assert.deepEqual(past.body, { items: [], has_more: false, next_after: 99 });
 

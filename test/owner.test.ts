@@ -247,6 +247,26 @@ test('close and reopen change what the client may do; a closed conversation take
   assertFailsWith(await owner(service, ['reopen', conversation.id]), /is not closed/);
 });
 
+test('reopen restores the status that says who wrote last: answered after the owner, open after the client', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  const status = async () =>
+    (await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token })).body
+      .status;
+  assert.equal((await owner(service, ['reply', conversation.id, 'an answer'])).code, 0);
+  await owner(service, ['close', conversation.id]);
+  await owner(service, ['reopen', conversation.id]);
+  assert.equal(await status(), 'answered', 'the owner wrote last');
+  const followUp = { token: conversation.token, key: newKey(), json: { message: 'thanks' } };
+  assert.equal(
+    (await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, followUp)).status,
+    201,
+  );
+  await owner(service, ['close', conversation.id]);
+  await owner(service, ['reopen', conversation.id]);
+  assert.equal(await status(), 'open', 'the client wrote last');
+});
+
 test('block makes the credential answer 403 saying the owner blocked it; unblock lifts it', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
