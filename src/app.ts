@@ -7,6 +7,7 @@ import { createStdoutLog, type Log } from './accesslog.ts';
 import { createBatch } from './batch.ts';
 import type { Config } from './config.ts';
 import { followUp, openConversation, type Opening } from './conversations.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { Directory } from './directory.ts';
 import { createPollClock, createRequestLimiter } from './limits.ts';
 import { createNotifier } from './notify.ts';
@@ -58,6 +59,8 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     limits,
     quotas,
     directory: new Directory(store),
+    /** The conversations credentials open, read through memory (credential-cache.ts). */
+    credentials: new CredentialCache(store),
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
     async open(opening: Opening, clientAddress: string) {

@@ -6,6 +6,7 @@
 
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { LIMITS } from './contract.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import type { PollClock } from './limits.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
 import { updatesRecord } from './records.ts';
@@ -165,9 +166,14 @@ function existing(store: Store, id: string): Conversation {
  * a malformed one (401), one that matches nothing (401), an id that is not a UUID (400),
  * another conversation's id (403), a blocked conversation (403), an expired credential (410).
  */
-export function authenticate(store: Store, token: string | undefined, rawId: unknown, at: number): Conversation {
+export function authenticate(
+  credentials: CredentialCache,
+  token: string | undefined,
+  rawId: unknown,
+  at: number,
+): Conversation {
   if (!isCredentialShaped(token)) throw refuse('noCredential');
-  const conversation = store.conversationByTokenHash(digestOf(token));
+  const conversation = credentials.lookup(digestOf(token));
   if (!conversation) throw refuse('unknownCredential');
   if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
   if (conversation.blocked) throw refuse('blocked');

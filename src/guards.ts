@@ -31,6 +31,7 @@ export function query<C extends RestContext, R>(handler: (ctx: C & { query: Quer
 /** Whether a raw query string holds something that is, or looks like, a credential. */
 export function holdsCredential(rawQuery: string): boolean {
   if (rawQuery === '') return false;
+  if (!rawQuery.includes('%')) return CREDENTIAL_NAME.test(rawQuery) || hasCredentialLikeRun(rawQuery);
   let decoded = rawQuery;
   try {
     decoded = decodeURIComponent(rawQuery.replace(/\+/g, ' '));
@@ -41,6 +42,7 @@ export function holdsCredential(rawQuery: string): boolean {
 }
 
 function hasCredentialLikeRun(text: string): boolean {
+  if (text.length < 64) return false;
   for (const [run] of text.matchAll(HEX_RUN)) {
     if (/[0-9]/.test(run) && /[a-f]/i.test(run)) return true;
   }
@@ -52,7 +54,7 @@ export function bearer<C extends RestContext, R>(
   handler: (ctx: C & { conversation: Conversation }) => R,
 ): (ctx: C) => R {
   return (ctx) => {
-    const conversation = authenticate(ctx.app.store, bearerCredential(ctx.req.rawHeaders), ctx.params.id, ctx.app.now());
+    const conversation = authenticate(ctx.app.credentials, bearerCredential(ctx.req.rawHeaders), ctx.params.id, ctx.app.now());
     return handler({ ...ctx, conversation });
   };
 }

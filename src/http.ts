@@ -91,6 +91,12 @@ interface Exchange {
   notes: LogFields;
 }
 
+// Request ids: unique in the logs of one run and across runs (a random prefix per start),
+// without the cost of a random UUID per request.
+const RUN_ID = randomUUID().slice(0, 8);
+let requestCount = 0;
+const nextRequestId = () => `${RUN_ID}-${(++requestCount).toString(36)}`;
+
 /** The 'request' listener for a route table. */
 export function createRequestHandler(app: App, routes: readonly Route<Handler, Policy>[]) {
   const router = createRouter(routes);
@@ -102,7 +108,7 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler, P
       req,
       res,
       started: performance.now(),
-      requestId: randomUUID(),
+      requestId: nextRequestId(),
       clientAddress: clientAddressOf(req, app.config.trustProxy),
       method: req.method ?? 'GET',
       path,
@@ -160,6 +166,10 @@ function preflightOrRefusal(method: string, pattern: string, allow: string): Rep
 function decodeParams(rawParams: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, raw] of Object.entries(rawParams)) {
+    if (!raw.includes('%')) {
+      params[name] = raw; // nothing to decode
+      continue;
+    }
     try {
       params[name] = decodeURIComponent(raw);
     } catch {
@@ -195,7 +205,7 @@ function respond(ex: Exchange, status: number, body: string | Buffer, headers: H
 }
 
 function log(ex: Exchange, status: number | null, extra: LogFields): void {
-  ex.app.log({
+  const entry = {
     time: new Date().toISOString(),
     request_id: ex.requestId,
     method: ex.method,
@@ -203,8 +213,8 @@ function log(ex: Exchange, status: number | null, extra: LogFields): void {
     status,
     duration_ms: Math.round((performance.now() - ex.started) * 100) / 100,
     client: ex.clientAddress,
-    ...extra,
-  });
+  };
+  ex.app.log(Object.keys(extra).length === 0 ? entry : { ...entry, ...extra });
 }
 
 /** Splits a request target into its raw path and raw query (an absolute-form target too). */

@@ -59,6 +59,7 @@ function prepareStatements(db: DatabaseSync) {
     release: sql('RELEASE nested'),
     rollbackToSavepoint: sql('ROLLBACK TO nested'),
     dataVersion: sql('PRAGMA data_version'),
+    totalChanges: sql('SELECT total_changes() AS changes'),
 
     listingCount: sql('SELECT count(*) AS count FROM listings'),
     listingTexts: sql('SELECT listing FROM listings ORDER BY slug'),
@@ -188,6 +189,11 @@ export class Store {
   }
   inTransaction(): boolean {
     return this.db.isTransaction;
+  }
+
+  /** Rows this connection has changed since it opened: rises with every write, committed or not. */
+  totalChanges(): number {
+    return (this.#sql.totalChanges.get() as { changes: number }).changes;
   }
 
   /** Changes whenever another connection (the owner script) commits. */

@@ -88,7 +88,9 @@ test('every answer carries an X-Request-Id that the log line names', async (t) =
   const service = await startTestService(t);
   const response = await request(service.url, 'GET', '/api/v1/directory?limit=1');
   const id = response.headers.get('x-request-id');
-  assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+  assert.match(id ?? '', /^[0-9a-f]{8}-[0-9a-z]+$/, 'a random prefix per start, then a count');
+  const next = (await request(service.url, 'GET', '/api/v1/directory?limit=1')).headers.get('x-request-id');
+  assert.notEqual(next, id, 'unique per request');
   const line = service.logs.find((entry) => entry.request_id === id);
   assert.equal(line?.route, '/api/v1/directory');
   assert.equal(line?.status, 200);

@@ -33,7 +33,7 @@ type WithConversation = ToolContext & { conversation: Conversation };
 function withCredential<R>(run: (ctx: WithConversation) => R) {
   return (ctx: ToolContext): R => {
     const token = typeof ctx.args.access_token === 'string' ? ctx.args.access_token : undefined;
-    const conversation = authenticate(ctx.app.store, token, ctx.args.conversation_id, ctx.app.now());
+    const conversation = authenticate(ctx.app.credentials, token, ctx.args.conversation_id, ctx.app.now());
     return run({ ...ctx, conversation });
   };
 }
