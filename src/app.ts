@@ -5,10 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { createStdoutLog, type Log } from './accesslog.ts';
 import { createBatch } from './batch.ts';
+import { startDeliveries, type DeliveryTiming } from './deliveries.ts';
 import type { Config } from './config.ts';
 import { followUp, openConversation, type Opening } from './conversations.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from './directory.ts';
+import { ReplyWaits } from './waits.ts';
 import { createPollClock, createRequestLimiter } from './limits.ts';
 import { createNotifier } from './notify.ts';
 import { addressKey, quotasOf } from './quotas.ts';
@@ -20,6 +22,8 @@ export interface AppOptions {
   readonly now?: () => number;
   /** One JSON object per call; the default writes one line to stdout. */
   readonly log?: Log;
+  /** How the outbox is delivered; tests shorten the waits. */
+  readonly deliveryTiming?: DeliveryTiming;
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -44,6 +48,9 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   const batch = createBatch(store);
+  const waits = new ReplyWaits(store);
+  const outboundPolicy = { allowedHosts: config.outboundAllowedHosts };
+  const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
   const notifyOwner = createNotifier(config.notifyCommand, log);
   const clientWrite = (clientAddress: string) => ({
     at: now(),
@@ -61,6 +68,8 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     directory: new Directory(store),
     /** The conversations credentials open, read through memory (credential-cache.ts). */
     credentials: new CredentialCache(store),
+    /** Polls held until the owner writes (waits.ts). */
+    waits,
 
     /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
     async open(opening: Opening, clientAddress: string) {
@@ -84,6 +93,9 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       return { message: result.message, duplicate: result.duplicate };
     },
 
+    /** Any other write of a door (a webhook's registration), group-committed like the messages. */
+    write: <T>(rule: () => T): Promise<T> => batch(rule),
+
     /** An unexpected error, logged once with the request id its client got; never sent to the client. */
     logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
       log({
@@ -95,6 +107,14 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       });
     },
 
-    stop: () => clearInterval(sweeper),
+    /** The rules every outbound request passes (outbound.ts). */
+    outboundPolicy,
+
+    /** Before the server closes: no more deliveries, and every waiting poll answered now. */
+    stop() {
+      clearInterval(sweeper);
+      stopDeliveries();
+      waits.answerAll();
+    },
   };
 }

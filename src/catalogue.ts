@@ -218,6 +218,18 @@ export const CATALOGUE = {
     (_interval: number, wait: number) => retryAfter(wait),
   ),
 
+  noWebhook: entry(404, ['webhook'], 'The conversation has no webhook registered.',
+    () => 'This conversation has no webhook. Register one with PUT and {"url": "https://…"}.',
+  ),
+  webhookUrlRefused: entry(400, ['webhook'], 'The webhook URL breaks an outbound rule (https, a public address).',
+    (t: Terms, rule: string) => `The ${t.field} \`url\` cannot be used: ${rule}.`,
+  ),
+  waitTooLong: entry(400, ['updates', 'mcp'], '`wait` is not a whole number of seconds in range.',
+    (t: Terms, max: number) =>
+      `The ${t.param} \`wait\` must be a whole number of seconds from 0 to ${max}: ` +
+      'longer waits would outlast the poll interval, and proxies and clients give up on them.',
+  ),
+
   noSuchConversation: entry(404, ['owner'], '',
     (_t: Terms, prefix: string) => `No conversation has an id starting with ${prefix}.`,
   ),

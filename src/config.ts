@@ -49,6 +49,8 @@ export function loadConfig(env: Env = process.env) {
     mcpAllowedOrigins: readOrigins(env, 'MCP_ALLOWED_ORIGINS'),
     /** origins allowed to call the A2A endpoint besides this service's own */
     a2aAllowedOrigins: readOrigins(env, 'A2A_ALLOWED_ORIGINS'),
+    /** hosts that outbound requests (webhooks, push notifications, listing checks) may reach over http or privately */
+    outboundAllowedHosts: readHosts(env, 'OUTBOUND_ALLOWED_HOSTS'),
   });
 }
 
@@ -101,5 +103,15 @@ function readOrigins(env: Env, name: string): string[] {
       throw new ConfigError(`${name} must be comma-separated origins such as https://app.example.org, got "${value}"`);
     }
     return url.origin;
+  });
+}
+
+function readHosts(env: Env, name: string): string[] {
+  const values = (env[name] ?? '').split(',').map((value) => value.trim().toLowerCase());
+  return values.filter((value) => value !== '').map((value) => {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.:-]+)$/.test(value) || value.length > 253) {
+      throw new ConfigError(`${name} must be comma-separated host names or addresses such as 127.0.0.1, got "${value}"`);
+    }
+    return value;
   });
 }

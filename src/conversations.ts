@@ -6,6 +6,7 @@
 
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { LIMITS } from './contract.ts';
+import { recordEvent } from './events.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import type { PollClock } from './limits.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
@@ -120,25 +121,29 @@ export function ownerReply(
     const conversation = existing(store, id);
     if (conversation.status === 'closed') throw refuse('replyToClosed', id);
     countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
-    return append(store, conversation, 'owner', text, when.at, null);
+    const message = append(store, conversation, 'owner', text, when.at, null);
+    recordEvent(store, id, 'conversation.replied', when.at);
+    return message;
   });
 }
 
 /** Closes a conversation: still readable, but follow-ups get 410. */
-export function close(store: Store, id: string): void {
+export function close(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
     if (existing(store, id).status === 'closed') throw refuse('alreadyClosed', id);
     store.setStatus(id, 'closed');
+    recordEvent(store, id, 'conversation.closed', at);
   });
 }
 
 /** Reopens a closed conversation; its status again says who wrote last. */
-export function reopen(store: Store, id: string): void {
+export function reopen(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
     const conversation = existing(store, id);
     if (conversation.status !== 'closed') throw refuse('notClosed', id);
     const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
     store.setStatus(id, ownerWroteLast ? 'answered' : 'open');
+    recordEvent(store, id, 'conversation.reopened', at);
   });
 }
 
@@ -190,14 +195,28 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 
 /**
  * The reply signal, once per poll interval per conversation whichever door asks: the poll
- * is judged and recorded in one step, after `after` was validated.
+ * is judged and recorded in one step, after `after` and `wait` were validated. A poll that
+ * will wait is recorded as such (limits.ts says what waiting costs of the interval).
  */
 export function checkUpdates(
   conversation: Conversation,
   after: number,
-  poll: { clock: PollClock; at: number; intervalSeconds: number },
+  poll: { clock: PollClock; at: number; intervalSeconds: number; waitSeconds: number },
 ) {
-  const wait = poll.clock.take(conversation.id, poll.at);
+  const wait = poll.clock.take(conversation.id, poll.at, poll.waitSeconds);
   if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
   return updatesRecord(conversation, after, poll.intervalSeconds);
+}
+
+/** Whether a poll has something to say at once: an owner message after `after`, or a close. */
+export function hasNews(conversation: Conversation, after: number): boolean {
+  return conversation.latest_owner_seq > after || conversation.status === 'closed';
+}
+
+/** The conversation as a waiting poll finds it at its end: refused as a new poll would be, if it must be. */
+export function afterWaiting(conversation: Conversation | undefined, at: number): Conversation {
+  if (!conversation) throw refuse('unknownCredential'); // purged while waiting
+  if (conversation.blocked) throw refuse('blocked');
+  if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
+  return conversation;
 }

@@ -23,6 +23,8 @@ export interface RestContext {
   readJson(maxBytes: number): Promise<unknown>;
   /** Adds fields to this request's log line (a tool's name, a protocol error); never a client's text. */
   note(fields: LogFields): void;
+  /** Aborted when the client goes away before its answer: a held request then stops waiting. */
+  whenGone(): AbortSignal;
 }
 
 export interface Reply {
@@ -148,6 +150,11 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     requestId: ex.requestId,
     readJson: (maxBytes) => readJsonBody(ex.req, ex.res, maxBytes),
     note: (fields) => Object.assign(ex.notes, fields),
+    whenGone: () => {
+      const gone = new AbortController();
+      ex.res.once('close', () => gone.abort()); // after the answer too: then nobody waits on it
+      return gone.signal;
+    },
   });
 }
 

@@ -54,36 +54,54 @@ export function createRequestLimiter(capacity: number, maxEntries = MAX_LIMITER_
 
 export type PollClock = ReturnType<typeof createPollClock>;
 
+interface PollEntry {
+  /** when the next poll may be accepted */
+  nextAt: number;
+  /** when the poll being held is answered at the latest; 0 when none is held */
+  waitEndsAt: number;
+}
+
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
- * poll_after_seconds never sees a 429.
+ * poll_after_seconds never sees a 429. A poll that waits S seconds for a reply uses S
+ * seconds of that gap, so a client that chains waits is never refused either; one waiting
+ * poll per conversation at a time; a wait that ends because the owner wrote restarts the clock.
  */
 export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
-  const lastPoll = new Map<string, number>();
+  const polls = new Map<string, PollEntry>();
+  const idle = (entry: PollEntry, now: number) => entry.waitEndsAt === 0 && now >= entry.nextAt;
   return {
     /** The gap in seconds (the interval less its grace). */
     gapSeconds: gapMs / 1000,
-    /** Judges a poll and, when it is accepted, records it: 0, or the seconds to wait. */
-    take(conversationId: string, now: number): number {
-      if (gapMs === 0) return 0;
-      const last = lastPoll.get(conversationId);
-      if (last !== undefined && now - last < gapMs) return (last + gapMs - now) / 1000;
-      if (last === undefined) makeRoom(lastPoll, maxEntries, (at) => now - at >= gapMs);
-      lastPoll.delete(conversationId); // re-inserted last: the Map's order stays oldest first
-      lastPoll.set(conversationId, now);
+    /** Judges a poll that may wait `waitSeconds` and, when it is accepted, records it: 0, or the seconds to wait. */
+    take(conversationId: string, now: number, waitSeconds = 0): number {
+      const entry = polls.get(conversationId);
+      if (entry !== undefined && entry.waitEndsAt > 0) return Math.max(1, (entry.waitEndsAt - now) / 1000);
+      if (entry !== undefined && now < entry.nextAt) return (entry.nextAt - now) / 1000;
+      if (gapMs === 0 && waitSeconds === 0) return 0;
+      if (entry === undefined) makeRoom(polls, maxEntries, (e) => idle(e, now));
+      const waitMs = waitSeconds * 1000;
+      polls.delete(conversationId); // re-inserted last: the Map's order stays oldest first
+      polls.set(conversationId, {
+        nextAt: now + Math.max(0, gapMs - waitMs),
+        waitEndsAt: waitMs > 0 ? now + waitMs : 0,
+      });
       return 0;
     },
-    /** Forgets the conversation's last poll: its next poll is accepted at once. */
-    restart(conversationId: string): void {
-      lastPoll.delete(conversationId);
+    /** The held poll was answered; when because the owner wrote, the next poll is accepted at once. */
+    release(conversationId: string, now: number, ownerWrote: boolean): void {
+      const entry = polls.get(conversationId);
+      if (entry === undefined) return;
+      entry.waitEndsAt = 0;
+      if (ownerWrote) entry.nextAt = now;
     },
     sweep(now: number): void {
-      for (const [id, at] of lastPoll) if (now - at >= gapMs) lastPoll.delete(id);
+      for (const [id, entry] of polls) if (idle(entry, now)) polls.delete(id);
     },
     get size() {
-      return lastPoll.size;
+      return polls.size;
     },
   };
 }

@@ -72,6 +72,38 @@ const MIGRATIONS: readonly string[] = [
      WHERE seq = 1 AND idempotency_key IS NULL AND NOT EXISTS (
        SELECT 1 FROM messages other JOIN conversations c ON c.id = other.conversation_id
        WHERE other.conversation_id = messages.conversation_id AND other.idempotency_key = c.creation_key);`,
+
+  // Where an agent is told of the owner's writes: a signed webhook (one per conversation) or
+  // an A2A push notification config (a few per task), and the outbox of events waiting for
+  // delivery, written in the same transaction as the write that causes them.
+  `CREATE TABLE push_targets (
+     id              TEXT PRIMARY KEY,
+     conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+     kind            TEXT NOT NULL CHECK (kind IN ('webhook', 'a2a')),
+     url             TEXT NOT NULL,
+     secret          TEXT,  -- webhook: the signing secret, shown to the agent once
+     token           TEXT,  -- a2a: sent back as X-A2A-Notification-Token
+     auth_scheme     TEXT,  -- a2a: sent back as Authorization: <scheme> <credentials>
+     auth_credentials TEXT,
+     created_at      TEXT NOT NULL,
+     last_attempt_at TEXT,  -- the state of its deliveries, for the owner's \`show\`
+     last_outcome    TEXT,
+     failures        INTEGER NOT NULL DEFAULT 0 -- failed attempts since the last success
+   ) STRICT;
+   CREATE INDEX push_targets_by_conversation ON push_targets (conversation_id, kind);
+
+   CREATE TABLE outbox (
+     id              TEXT PRIMARY KEY, -- the event's id: webhook-id, the receiver's deduplication key
+     target_id       TEXT NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
+     event           TEXT NOT NULL,    -- the thin event as JSON: ids, type, status, sequence numbers, time
+     created_at      INTEGER NOT NULL, -- epoch ms
+     attempts        INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     done_at         INTEGER,          -- delivered, or given up
+     outcome         TEXT              -- 'delivered', or why it was given up
+   ) STRICT;
+   CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE done_at IS NULL;
+   CREATE INDEX outbox_by_target ON outbox (target_id);`,
 ];
 
 /**

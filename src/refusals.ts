@@ -29,7 +29,19 @@ export const MCP_TERMS: Terms = {
 
 /** Which operations can answer a refusal; `owner` ones reach only the owner script. */
 export type Scope =
-  'any' | 'post' | 'open' | 'follow' | 'bearer' | 'list' | 'listing' | 'history' | 'updates' | 'page' | 'mcp' | 'owner';
+  | 'any'
+  | 'post'
+  | 'open'
+  | 'follow'
+  | 'bearer'
+  | 'list'
+  | 'listing'
+  | 'history'
+  | 'updates'
+  | 'webhook'
+  | 'page'
+  | 'mcp'
+  | 'owner';
 
 type Catalogue = typeof CATALOGUE;
 export type Reason = keyof Catalogue;

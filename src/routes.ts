@@ -18,10 +18,11 @@
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
 import { bearer, query, trustedOrigin } from './guards.ts';
-import { getConversation, listMessages, openConversation, pollUpdates, postMessage } from './handlers/conversations.ts';
+import { getConversation, getUpdates, listMessages, openConversation, postMessage } from './handlers/conversations.ts';
 import { contactInfo } from './handlers/guide.ts';
 import { llmsTxt } from './handlers/llms-txt.ts';
 import { listingPage } from './handlers/listing-page.ts';
+import { deleteWebhook, getWebhook, putWebhook } from './handlers/webhooks.ts';
 import { homePage, htmlPage } from './handlers/pages.ts';
 import { getListing, health, listDirectory, openApi } from './handlers/public.ts';
 import type { Handler, Policy } from './http.ts';
@@ -54,7 +55,10 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/api/v1/conversations/:id',          PRIVATE,     query(bearer(getConversation))),
   route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(listMessages))),
   route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(postMessage))),
-  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     query(bearer(pollUpdates))),
+  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     query(bearer(getUpdates))),
+  route('PUT',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(putWebhook))),
+  route('GET',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(getWebhook))),
+  route('DELETE',  '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(deleteWebhook))),
   route('GET',     '/',                                  PUBLIC,      query(htmlPage(homePage))),
   route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
   route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),

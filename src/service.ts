@@ -14,6 +14,8 @@ export interface RunningService {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   readonly store: Store;
+  /** How many polls are held waiting for the owner now. */
+  waitingPolls(): number;
   /** Stops accepting, finishes requests in flight, closes the database. */
   close(): Promise<void>;
 }
@@ -58,11 +60,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   return {
     url,
     store,
+    waitingPolls: () => app.waits.size,
     close() {
-      closing ??= closeGracefully(server, timeouts.shutdownGrace).then(() => {
-        app.stop();
-        store.close();
-      });
+      if (closing === null) {
+        app.stop(); // waiting polls are answered now, so that their connections can close
+        closing = closeGracefully(server, timeouts.shutdownGrace).then(() => store.close());
+      }
       return closing;
     },
   };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from './contract.ts';
 import { migrate } from './migrations.ts';
+import { OutboxTable } from './store-outbox.ts';
 import { UsageTable } from './store-usage.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
@@ -117,6 +118,8 @@ export class Store {
   readonly #sql: ReturnType<typeof prepareStatements>;
   /** The day's counts per sender and the last hour's openings (store-usage.ts). */
   readonly usage: UsageTable;
+  /** Where agents asked to be told, and the events waiting for delivery (store-outbox.ts). */
+  readonly outbox: OutboxTable;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     if (dbPath !== ':memory:') createPrivately(dbPath);
@@ -127,6 +130,7 @@ export class Store {
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.usage = new UsageTable(this.db);
+      this.outbox = new OutboxTable(this.db);
     } catch (err) {
       this.db.close();
       throw err;

@@ -110,6 +110,16 @@ export function updatesAfter(after: unknown): number {
   return integerIn(after, 'after', 0, 0, MAX_SEQ);
 }
 
+/** `wait` of a poll: whole seconds from 0 (answer at once) to `max`. */
+export function waitSeconds(value: unknown, max: number): number {
+  if (value === undefined) return 0;
+  const number = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > max) {
+    throw refuse('waitTooLong', max);
+  }
+  return number;
+}
+
 /** A conversation id; ids are compared in lower case. */
 export function conversationId(raw: unknown): string {
   if (typeof raw !== 'string' || !UUID.test(raw)) throw refuse('badConversationId');

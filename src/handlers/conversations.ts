@@ -2,7 +2,7 @@
 // validates it, and hands it to the rules in conversations.ts. The route table puts the
 // query and the credential in front of them; the limits are decided inside the rules.
 
-import { checkUpdates, readMessages } from '../conversations.ts';
+import { readMessages } from '../conversations.ts';
 import type { Reply, RestContext } from '../http.ts';
 import { conversationRecord } from '../records.ts';
 import type { Conversation } from '../store.ts';
@@ -14,8 +14,10 @@ import {
   messageText,
   metadataOf,
   updatesAfter,
+  waitSeconds,
   type Query,
 } from '../validate.ts';
+import { maxWaitSeconds, pollUpdates } from '../updates.ts';
 
 type WithQuery = RestContext & { query: Query };
 type Authenticated = WithQuery & { conversation: Conversation };
@@ -48,9 +50,10 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
   return { status: result.duplicate ? 200 : 201, body: result };
 }
 
-/** GET /api/v1/conversations/{id}/updates */
-export function pollUpdates({ app, conversation, query }: Authenticated): Reply {
+/** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */
+export async function getUpdates(ctx: Authenticated): Promise<Reply> {
+  const { app, conversation, query } = ctx;
   const after = updatesAfter(query.get('after'));
-  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds: app.config.pollIntervalSeconds };
-  return { status: 200, body: checkUpdates(conversation, after, poll) };
+  const wait = waitSeconds(query.get('wait'), maxWaitSeconds(app.config.pollIntervalSeconds));
+  return { status: 200, body: await pollUpdates(app, conversation, after, wait, ctx.whenGone()) };
 }

@@ -8,6 +8,7 @@ import { limitSentences } from '../limits-text.ts';
 import { KINDS } from '../listings.ts';
 import { SCHEMAS } from '../openapi-schemas.ts';
 import type { Quotas } from '../quotas.ts';
+import { maxWaitSeconds } from '../updates.ts';
 
 export const TOOL_NAMES = [
   'search_directory',
@@ -32,6 +33,11 @@ export function instructions(config: RunningConfig): string {
     `check_updates (at most once every ${poll} seconds) and read_messages. Replies are written by a human, ` +
     'by hand, and may take hours or days; nothing answers automatically.'
   );
+}
+
+/** check_updates' longest wait: below the 60 s after which MCP clients usually give up on a call. */
+export function mcpMaxWaitSeconds(pollIntervalSeconds: number): number {
+  return Math.min(maxWaitSeconds(pollIntervalSeconds), 50);
 }
 
 /** search_directory's summaries: exactly these fields of a listing. */
@@ -190,14 +196,27 @@ export function toolList(config: RunningConfig, quotas: Quotas) {
       ...tool('check_updates', 'Check for a reply', READS, SCHEMAS.Updates),
       description:
         'Check whether the owner has replied, without reading the messages: new_reply is true when an owner ' +
-        'message has a seq greater than `after` (the last seq you read). ' +
-        (poll > 0 ? `Check at most once every ${poll} seconds; sooner is refused with retry_after_seconds. ` : '') +
+        'message has a seq greater than `after` (the last seq you read). With `wait` (up to ' +
+        `${mcpMaxWaitSeconds(poll)} seconds, below the usual 60-second client time-out) the call is held until the ` +
+        'owner writes or the wait ends, so you learn of a reply without calling again and again. ' +
+        (poll > 0
+          ? `Check at most once every ${poll} seconds (a call that waits counts its wait toward that); sooner is ` +
+            'refused with retry_after_seconds. '
+          : '') +
         'Replies come from a human and may take hours: if there is none yet, check again later, then read it ' +
         'with read_messages.',
-      inputSchema: input({ ...CREDENTIAL, after: integer(0, undefined, 'The last seq you have read; 0 at first.') }, [
-        'conversation_id',
-        'access_token',
-      ]),
+      inputSchema: input(
+        {
+          ...CREDENTIAL,
+          after: integer(0, undefined, 'The last seq you have read; 0 at first.'),
+          wait: integer(
+            0,
+            mcpMaxWaitSeconds(poll),
+            'Seconds to wait for the owner to write before answering; 0 (the default) answers at once.',
+          ),
+        },
+        ['conversation_id', 'access_token'],
+      ),
     },
     {
       ...tool('read_messages', 'Read messages', READS, SCHEMAS.History),

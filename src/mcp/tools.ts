@@ -4,7 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app.ts';
-import { authenticate, checkUpdates, readMessages } from '../conversations.ts';
+import { authenticate, readMessages } from '../conversations.ts';
+import { pollUpdates } from '../updates.ts';
 import { conversationRecord } from '../records.ts';
 import { asRefusal, MCP_TERMS, refuse } from '../refusals.ts';
 import type { Conversation } from '../store.ts';
@@ -19,13 +20,16 @@ import {
   metadataOf,
   searchText,
   updatesAfter,
+  waitSeconds,
 } from '../validate.ts';
-import { SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList, type ToolName } from './tool-list.ts';
+import { mcpMaxWaitSeconds, SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList, type ToolName } from './tool-list.ts';
 
 interface ToolContext {
   readonly app: App;
   readonly clientAddress: string;
   readonly args: Record<string, unknown>;
+  /** aborted when the client goes away: a waiting check_updates stops waiting */
+  readonly cancelled: AbortSignal;
 }
 type WithConversation = ToolContext & { conversation: Conversation };
 
@@ -83,14 +87,11 @@ function sendMessage({ app, args, conversation, clientAddress }: WithConversatio
   return app.followUp(conversation, input, clientAddress);
 }
 
-function checkUpdatesTool({ app, args, conversation }: WithConversation) {
-  fieldsOf(args, ['conversation_id', 'access_token', 'after']);
+function checkUpdatesTool({ app, args, conversation, cancelled }: WithConversation) {
+  fieldsOf(args, ['conversation_id', 'access_token', 'after', 'wait']);
   const after = updatesAfter(args.after);
-  return checkUpdates(conversation, after, {
-    clock: app.limits.polls,
-    at: app.now(),
-    intervalSeconds: app.config.pollIntervalSeconds,
-  });
+  const wait = waitSeconds(args.wait, mcpMaxWaitSeconds(app.config.pollIntervalSeconds));
+  return pollUpdates(app, conversation, after, wait, cancelled);
 }
 
 function readMessagesTool({ app, args, conversation }: WithConversation) {
@@ -127,7 +128,7 @@ export function toolsOf(app: App): ReturnType<typeof toolList> {
  * block, or its refusal as a result with isError. Undefined when there is no such tool.
  */
 export async function callTool(
-  ctx: { app: App; clientAddress: string; requestId: string },
+  ctx: { app: App; clientAddress: string; requestId: string; whenGone: () => AbortSignal },
   name: unknown,
   args: unknown,
 ) {
@@ -141,6 +142,7 @@ export async function callTool(
       app: ctx.app,
       clientAddress: ctx.clientAddress,
       args: (args ?? {}) as Record<string, unknown>,
+      cancelled: ctx.whenGone(),
     })) as object;
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
   } catch (err) {

@@ -1,0 +1,154 @@
+// Delivering the outbox: the server POSTs each event to where its agent asked (a signed
+// webhook, or an A2A push notification), at least once. An event is marked delivered only
+// after a 2xx; until then it is tried again on a growing back-off, and given up (and
+// recorded) a day after it was written. Events written while the server was down, or by
+// the owner script, are found by the next tick; a server killed mid-delivery sends again.
+// Every request passes the outbound guard (outbound.ts).
+
+import { createHmac } from 'node:crypto';
+import type { Log } from './accesslog.ts';
+import type { ThinEvent } from './events.ts';
+import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './outbound.ts';
+import type { Store } from './store.ts';
+import type { DueEvent, PushTarget } from './store-outbox.ts';
+import { taskState } from './task-state.ts';
+import { isoTime } from './time.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** How deliveries are paced; tests shorten them. */
+export const DELIVERY_TIMING = Object.freeze({
+  // How often the outbox is read: an event the owner script wrote goes out within a second.
+  tickMs: 1000,
+  // Waits after each failed attempt, after Svix's schedule: quick retries for a blip, then
+  // hours for a receiver that is down; the last wait repeats until the event is a day old.
+  retryAfterMs: [5_000, 300_000, 1_800_000, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS],
+  giveUpAfterMs: 24 * HOUR_MS, // a day: an agent that is away longer reads its messages when it returns
+});
+export interface DeliveryTiming {
+  readonly tickMs: number;
+  readonly retryAfterMs: readonly number[];
+  readonly giveUpAfterMs: number;
+}
+
+const MAX_AT_ONCE = 4; // deliveries in flight: a small machine, and receivers that may be slow
+const TIMEOUT_MS = 10_000; // a receiver answers at once and does its work later
+const KEEP_FINISHED_MS = 7 * 24 * HOUR_MS; // delivered and given-up events are kept a week, for the owner's `show`
+const USER_AGENT = 'agent-contact-service (webhook delivery)';
+
+interface Deps {
+  readonly store: Store;
+  readonly policy: OutboundPolicy;
+  readonly now: () => number;
+  readonly log: Log;
+  readonly timing?: DeliveryTiming;
+}
+
+/** Starts the delivery loop; returns its stop function. */
+export function startDeliveries({ store, policy, now, log, timing = DELIVERY_TIMING }: Deps): () => void {
+  const inFlight = new Set<string>(); // target ids: one delivery per target at a time, in order
+  let lastCleanup = 0;
+  let stopped = false;
+
+  const tick = () => {
+    if (stopped) return;
+    if (now() - lastCleanup > HOUR_MS) {
+      lastCleanup = now();
+      store.transaction(() => store.outbox.dropFinishedBefore(now() - KEEP_FINISHED_MS));
+    }
+    if (inFlight.size >= MAX_AT_ONCE) return;
+    for (const due of store.outbox.due(now(), MAX_AT_ONCE * 4)) {
+      if (inFlight.size >= MAX_AT_ONCE) break;
+      if (inFlight.has(due.target.id)) continue;
+      inFlight.add(due.target.id);
+      deliver(due)
+        .catch((err: unknown) => {
+          // Only a database fault lands here (the request's own failures are settled); the
+          // event stays due and goes out again.
+          if (!stopped)
+            log({
+              time: isoTime(now()),
+              level: 'error',
+              delivery: 'not recorded',
+              event_id: due.id,
+              error: String(err),
+            });
+        })
+        .finally(() => inFlight.delete(due.target.id));
+    }
+  };
+
+  async function deliver(due: DueEvent): Promise<void> {
+    let failure: string;
+    try {
+      const { url, body, headers } = requestFor(due, now());
+      const answer = await sendOutbound(new URL(url), { method: 'POST', headers, body, timeoutMs: TIMEOUT_MS }, policy);
+      if (answer.status >= 200 && answer.status < 300) return settle(due, null, `delivered (${answer.status})`);
+      failure = `the receiver answered ${answer.status}`;
+    } catch (err) {
+      failure = err instanceof OutboundRefusal ? `refused: ${err.message}` : (err as Error).message;
+    }
+    settle(due, failure, failure);
+  }
+
+  /** Records the attempt: delivered, retried later, or given up a day after the event was written. */
+  function settle(due: DueEvent, failure: string | null, outcome: string): void {
+    if (stopped) return; // the database is closing; the event stays due
+    const at = now();
+    const retryIn = timing.retryAfterMs[Math.min(due.attempts, timing.retryAfterMs.length - 1)] as number;
+    const givenUp = failure !== null && at + retryIn - due.created_at > timing.giveUpAfterMs;
+    store.transaction(() => {
+      store.outbox.recordAttempt(due.target.id, isoTime(at), outcome, failure === null);
+      if (failure === null) store.outbox.finish(due.id, at, 'delivered');
+      else if (givenUp) store.outbox.finish(due.id, at, `given up after ${due.attempts + 1} attempts: ${failure}`);
+      else store.outbox.scheduleRetry(due.id, at + retryIn);
+    });
+    const result = failure === null ? 'delivered' : givenUp ? 'given up' : 'will retry';
+    const host = URL.parse(due.target.url)?.host ?? '';
+    const level = failure === null ? 'info' : 'warn';
+    log({ time: isoTime(at), level, delivery: result, event_id: due.id, kind: due.target.kind, host, outcome });
+  }
+
+  const timer = setInterval(tick, timing.tickMs);
+  timer.unref();
+  setImmediate(tick); // what was due while the server was down goes out now
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/** The request for one event: a signed webhook, or an A2A push notification. */
+function requestFor(due: DueEvent, at: number): { url: string; body: string; headers: Record<string, string> } {
+  const { target } = due;
+  if (target.kind === 'webhook') {
+    const body = due.event;
+    return { url: target.url, body, headers: webhookHeaders(target, due.id, at, body) };
+  }
+  const event = JSON.parse(due.event) as ThinEvent;
+  const body = JSON.stringify({ statusUpdate: a2aStatusUpdate(event) });
+  const headers: Record<string, string> = { 'content-type': 'application/a2a+json', 'user-agent': USER_AGENT };
+  if (target.auth_scheme) headers.authorization = `${target.auth_scheme} ${target.auth_credentials ?? ''}`.trim();
+  if (target.token) headers['x-a2a-notification-token'] = target.token;
+  return { url: target.url, body, headers };
+}
+
+/** Standard Webhooks: webhook-id, webhook-timestamp and `v1,` + the HMAC-SHA256 of "id.timestamp.body". */
+export function webhookHeaders(target: Pick<PushTarget, 'secret'>, id: string, at: number, body: string) {
+  const timestamp = String(Math.floor(at / 1000));
+  const key = Buffer.from((target.secret ?? '').replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${signature}`,
+  };
+}
+
+/** The task's state as A2A names it, for a push: the state only, never the text. */
+function a2aStatusUpdate(event: ThinEvent) {
+  const { conversation_id: id, status } = event.data;
+  return { taskId: id, contextId: id, status: { state: taskState(status), timestamp: event.timestamp } };
+}

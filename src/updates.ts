@@ -1,0 +1,35 @@
+// Polling for a reply, as every door that offers it does it (REST updates, MCP check_updates):
+// the poll judged once, then answered at once, or held until the owner writes or the wait
+// ends (waits.ts).
+
+import type { App } from './app.ts';
+import { afterWaiting, checkUpdates, hasNews } from './conversations.ts';
+import { updatesRecord } from './records.ts';
+import type { Conversation } from './store.ts';
+
+const LONGEST_WAIT_SECONDS = 55; // when polling is not limited: below the usual 60 s of proxies and clients
+
+/** The longest `wait` a poll may ask for: the poll interval less its grace, so chained waits never see 429. */
+export function maxWaitSeconds(pollIntervalSeconds: number): number {
+  const gap = Math.max(0, pollIntervalSeconds - 5);
+  return gap > 0 ? gap : LONGEST_WAIT_SECONDS;
+}
+
+/** The Updates result for a validated poll that may wait `waitSeconds` for the owner. */
+export async function pollUpdates(
+  app: App,
+  conversation: Conversation,
+  after: number,
+  waitSeconds: number,
+  cancelled: AbortSignal,
+) {
+  const intervalSeconds = app.config.pollIntervalSeconds;
+  const holds = waitSeconds > 0 && !hasNews(conversation, after);
+  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: holds ? waitSeconds : 0 };
+  const answer = checkUpdates(conversation, after, poll);
+  if (!holds) return answer;
+  const held = await app.waits.wait(conversation, after, waitSeconds, cancelled);
+  app.limits.polls.release(conversation.id, app.now(), held?.ownerWrote ?? false);
+  if (held === undefined) return answer; // too many polls wait already: answered as without wait
+  return updatesRecord(afterWaiting(held.conversation, app.now()), after, intervalSeconds);
+}
