@@ -2,7 +2,16 @@
 // field lists; the MCP tools' output schemas are made from the same ones.
 
 import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, LIMITS, METADATA_KEYS } from './contract.ts';
-import { DATE_FIELDS, KINDS, OPTIONAL_FIELDS, REQUIRED_FIELDS, SLUG_PATTERN, STATUSES, URL_FIELDS } from './listings.ts';
+import { EVENT_TYPES } from './events.ts';
+import {
+  DATE_FIELDS,
+  KINDS,
+  OPTIONAL_FIELDS,
+  REQUIRED_FIELDS,
+  SLUG_PATTERN,
+  STATUSES,
+  URL_FIELDS,
+} from './listings.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: object) => ({ 'application/json': { schema } });
@@ -68,6 +77,16 @@ const messageText = {
   description: 'No control characters but tab, line feed and carriage return.',
 };
 const links = { messages_url: URI, updates_url: URI, poll_after_seconds: INTEGER };
+
+const webhookFields = {
+  url: URI,
+  created_at: DATE_TIME,
+  events: { type: 'array', items: { type: 'string', enum: EVENT_TYPES } },
+  last_attempt_at: { type: ['string', 'null'], format: 'date-time' },
+  last_outcome: { type: ['string', 'null'] },
+  failures_since_last_success: { type: 'integer', minimum: 0 },
+  pending_events: { type: 'integer', minimum: 0 },
+};
 
 /** The component schemas; the MCP tools' output schemas are made from them. */
 export const SCHEMAS = {
@@ -164,6 +183,39 @@ export const SCHEMAS = {
       error: object(['code', 'message'], { code: INTEGER, message: STRING, data: {} }),
     },
   },
+  WebhookRegistration: object(['url'], {
+    url: { ...URI, maxLength: 2048, description: 'https, resolving to public addresses only.' },
+  }),
+  Webhook: object(
+    ['url', 'created_at', 'events', 'last_attempt_at', 'last_outcome', 'failures_since_last_success', 'pending_events'],
+    webhookFields,
+  ),
+  WebhookCreated: object(
+    [
+      'url',
+      'created_at',
+      'events',
+      'last_attempt_at',
+      'last_outcome',
+      'failures_since_last_success',
+      'pending_events',
+      'secret',
+    ],
+    {
+      ...webhookFields,
+      secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+=*$', description: 'Shown only in this answer.' },
+    },
+  ),
+  WebhookEvent: object(['type', 'timestamp', 'data'], {
+    type: { type: 'string', enum: EVENT_TYPES },
+    timestamp: DATE_TIME,
+    data: object(['conversation_id', 'status', 'last_seq', 'latest_owner_seq'], {
+      conversation_id: UUID,
+      status: STATUS,
+      last_seq: { type: 'integer', minimum: 1 },
+      latest_owner_seq: { type: 'integer', minimum: 0 },
+    }),
+  }),
   Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds'], {
     id: UUID,
     status: STATUS,

@@ -3,100 +3,14 @@
 // test/openapi.test.ts proves it lists exactly the router's operations and that real answers
 // match its schemas.
 
+import type { RunningConfig } from './app.ts';
 import { KEY_PATTERN, LIMITS } from './contract.ts';
+import { limitSentences } from './limits-text.ts';
 import { KINDS } from './listings.ts';
-import { json, ref, SCHEMAS, STRING, UUID } from './openapi-schemas.ts';
-import { refusalsFor, type Scope } from './refusals.ts';
-
-/** The contract's error statuses, declared on every endpoint. */
-const EVERY_ERROR = [400, 401, 403, 409, 410, 413, 415, 429, 500];
-
-/** The error responses of an operation whose refusals are those of `scopes`. */
-function errors(scopes: readonly Scope[], statuses: readonly number[]) {
-  const responses: Record<string, object> = {};
-  for (const status of statuses) {
-    const headers: Record<string, object> = {};
-    if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
-    const when = refusalsFor(scopes, status);
-    const description =
-      when.length > 0
-        ? when.join(' ')
-        : 'Not answered by this operation; the contract declares this status on every endpoint.';
-    responses[String(status)] = { description, headers, content: json(ref('Error')) };
-  }
-  return responses;
-}
-
-interface Operation {
-  readonly summary: string;
-  readonly tag: 'directory' | 'conversations' | 'service';
-  readonly ok: Record<string, object>;
-  readonly scopes: readonly Scope[];
-  readonly statuses?: readonly number[];
-  readonly bearer?: boolean;
-  readonly parameters?: readonly object[];
-  readonly body?: string;
-  readonly description?: string;
-}
-
-function operation(operationId: string, o: Operation) {
-  return {
-    summary: o.summary,
-    operationId,
-    tags: [o.tag],
-    security: o.bearer ? [{ ConversationBearer: [] }] : [],
-    ...(o.description && { description: o.description }),
-    ...(o.parameters && { parameters: o.parameters }),
-    ...(o.body && { requestBody: { required: true, content: json(ref(o.body)) } }),
-    responses: { ...o.ok, ...errors(o.scopes, o.statuses ?? EVERY_ERROR) },
-  };
-}
-
-const cached = (description: string, schema: object) => ({
-  '200': { description, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schema) },
-  '304': { description: 'Not modified (If-None-Match matched the ETag).' },
-});
-const html = (description: string) => ({
-  '200': { description, content: { 'text/html': { schema: STRING } } },
-  '304': { description: 'Not modified.' },
-});
-const integerParameter = (
-  name: string,
-  minimum: number,
-  maximum: number | undefined,
-  fallback: number,
-  description?: string,
-) => ({
-  name,
-  in: 'query',
-  ...(description && { description }),
-  schema: { type: 'integer', minimum, ...(maximum !== undefined && { maximum }), default: fallback },
-});
-const listQuery = [
-  {
-    name: 'q',
-    in: 'query',
-    description: 'Case-insensitive substring of name, slug, description, category or tags; `%` and `_` are literal.',
-    schema: { type: 'string', maxLength: LIMITS.qMaxChars },
-  },
-  { name: 'category', in: 'query', description: 'Exact, case-insensitive category.', schema: STRING },
-  integerParameter('limit', 1, LIMITS.directoryLimitMax, LIMITS.directoryLimitDefault),
-  integerParameter('offset', 0, LIMITS.directoryOffsetMax, 0),
-];
-const slug = { name: 'slug', in: 'path', required: true, schema: STRING };
-const id = { name: 'id', in: 'path', required: true, schema: UUID };
-const key = { $ref: '#/components/parameters/Idempotency-Key' };
-const after = (description: string) => integerParameter('after', 0, undefined, 0, description);
-const list = (summary: string, operationId: string) => ({
-  get: operation(operationId, {
-    summary,
-    tag: 'directory',
-    parameters: listQuery,
-    ok: cached('A page of listings, sorted by name (case-insensitive), then slug.', ref('ListingPage')),
-    scopes: ['list'],
-  }),
-});
+import { CONVERSATION_PATHS, WEBHOOK_EVENTS } from './openapi-conversations.ts';
+import { cached, errors, EVERY_ERROR, html, list, listQuery, operation, slug } from './openapi-operations.ts';
+import { json, ref, SCHEMAS, STRING } from './openapi-schemas.ts';
+import type { Quotas } from './quotas.ts';
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -156,72 +70,7 @@ export const OPENAPI_DOCUMENT = {
         statuses: [...EVERY_ERROR, 404],
       }),
     },
-    '/api/v1/conversations': {
-      post: operation('createConversation', {
-        summary: 'Open a conversation',
-        tag: 'conversations',
-        parameters: [key],
-        body: 'CreateConversation',
-        scopes: ['post', 'open'],
-        description:
-          'The credential is returned only in this response. A retry with the same key gets 409 and no credential; when the response was lost, start again with a new key. Counts toward the shared daily maximum.',
-        ok: {
-          '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
-        },
-      }),
-    },
-    '/api/v1/conversations/{id}': {
-      get: operation('getConversation', {
-        summary: 'Conversation metadata',
-        tag: 'conversations',
-        bearer: true,
-        parameters: [id],
-        ok: { '200': { description: 'The conversation.', content: json(ref('Conversation')) } },
-        scopes: ['bearer'],
-      }),
-    },
-    '/api/v1/conversations/{id}/messages': {
-      get: operation('listMessages', {
-        summary: 'History, in sequence order',
-        tag: 'conversations',
-        bearer: true,
-        scopes: ['bearer', 'history'],
-        parameters: [
-          id,
-          after('The last seq already read; 0 initially.'),
-          integerParameter('limit', 1, LIMITS.historyLimitMax, LIMITS.historyLimitDefault),
-        ],
-        ok: { '200': { description: 'Messages with seq > after, ascending.', content: json(ref('History')) } },
-      }),
-      post: operation('postMessage', {
-        summary: 'Send a follow-up',
-        tag: 'conversations',
-        bearer: true,
-        parameters: [id, key],
-        body: 'FollowUp',
-        scopes: ['bearer', 'post', 'follow'],
-        description:
-          'A new Idempotency-Key per message. The same key with the identical body answers 200 with the original message and duplicate true; with a different body, 409.',
-        ok: {
-          '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
-          '200': {
-            description: 'An identical retry: the original message, stored once.',
-            content: json(ref('FollowUpResult')),
-          },
-        },
-      }),
-    },
-    '/api/v1/conversations/{id}/updates': {
-      get: operation('getUpdates', {
-        summary: 'Reply signal',
-        tag: 'conversations',
-        bearer: true,
-        scopes: ['bearer', 'updates'],
-        parameters: [id, after('new_reply is true when an owner message has seq > after.')],
-        description: 'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After.',
-        ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
-      }),
-    },
+    ...CONVERSATION_PATHS,
     '/': {
       get: operation('getHomePage', {
         summary: 'The directory as a web page for people',
@@ -316,10 +165,21 @@ export const OPENAPI_DOCUMENT = {
     },
     schemas: SCHEMAS,
   },
+  webhooks: WEBHOOK_EVENTS,
 };
 
-/** The document as served: `servers` names this service's public base URL (PUBLIC_BASE_URL). */
-export function openApiDocument(publicBaseUrl: string) {
+/**
+ * The document as served: `servers` names this service's public base URL (PUBLIC_BASE_URL),
+ * and the description states every limit with the numbers this server enforces.
+ */
+export function openApiDocument(config: RunningConfig, quotas: Quotas) {
+  const limits = limitSentences(config, quotas);
+  const stated = [limits.daily, limits.shares, limits.openings, limits.requests, limits.polling].join(' ');
   const { openapi, info, ...rest } = OPENAPI_DOCUMENT;
-  return { openapi, info, servers: [{ url: publicBaseUrl, description: 'This service' }], ...rest };
+  return {
+    openapi,
+    info: { ...info, description: `${info.description} Limits: ${stated}` },
+    servers: [{ url: config.publicBaseUrl, description: 'This service' }],
+    ...rest,
+  };
 }

@@ -136,6 +136,7 @@ test('contact-info gives the protocol steps, every limit as numbers and the priv
     daily_address_share: 0, // 100 would not bind: agents may store 70 of the 77
     daily_owner_reserve: 7, // a tenth of the maximum at most
     poll_after_seconds: 60,
+    updates_wait_max_seconds: 55,
     openings_per_address_per_hour: 5,
     requests_per_address_per_minute: 0,
     directory_q_max_chars: 120,

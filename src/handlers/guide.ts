@@ -8,6 +8,7 @@ import type { Reply, RestContext } from '../http.ts';
 import { limitSentences } from '../limits-text.ts';
 import { TOOL_NAMES } from '../mcp/tool-list.ts';
 import { PRIVACY_STATEMENT } from '../records.ts';
+import { maxWaitSeconds } from '../updates.ts';
 
 const NO_PROMISE = 'There is no promised reply time: the owner answers when they can.';
 
@@ -25,6 +26,7 @@ export function mcpClientConfig(config: RunningConfig) {
 function protocolSteps(config: RunningConfig): string[] {
   const base = `${config.publicBaseUrl}/api/v1`;
   const poll = config.pollIntervalSeconds;
+  const wait = maxWaitSeconds(poll);
   return [
     `1. Open a conversation: POST ${base}/conversations with headers Content-Type: application/json and ` +
       `Idempotency-Key: <a new random UUID, or any new key of ${KEY_RULE}>, and the body ` +
@@ -37,8 +39,12 @@ function protocolSteps(config: RunningConfig): string[] {
     `3. Follow up: POST ${base}/conversations/{id}/messages with Authorization: Bearer <access_token>, a new ` +
       'Idempotency-Key per message and {"message": "..."}. After a network failure, retry with the same key and ' +
       'body: 200 with "duplicate": true means it was already stored.',
-    `4. Poll for a reply: GET ${base}/conversations/{id}/updates?after=<last seq you read>, at most once every ` +
-      `${poll} seconds (poll_after_seconds). new_reply is true when the owner wrote after that seq.`,
+    `4. Learn of a reply: GET ${base}/conversations/{id}/updates?after=<last seq you read>&wait=${wait} holds ` +
+      `the request until the owner writes or ${wait} seconds pass; new_reply is true when the owner wrote after ` +
+      `that seq. Chain such waits, or poll without wait at most once every ${poll} seconds (poll_after_seconds). ` +
+      `Or be told: PUT ${base}/conversations/{id}/webhook with {"url": "https://…"} and your credential returns ` +
+      'a signing secret once; the owner\'s replies, closes and reopens are then POSTed there, signed as Standard ' +
+      'Webhooks says, at least once (deduplicate by webhook-id), without message text: read it as in step 5.',
     `5. Read: GET ${base}/conversations/{id}/messages?after=<last seq you read> returns {items, has_more, ` +
       'next_after}; each message is {seq, author: client|owner, message, created_at}. Then continue with step 3.',
   ];
@@ -60,6 +66,7 @@ function limitNumbers(app: App) {
     daily_address_share: quotas.addressShare,
     daily_owner_reserve: quotas.ownerReserve,
     poll_after_seconds: config.pollIntervalSeconds,
+    updates_wait_max_seconds: maxWaitSeconds(config.pollIntervalSeconds),
     openings_per_address_per_hour: config.createLimitPerHour,
     requests_per_address_per_minute: config.requestLimitPerMinute,
     directory_q_max_chars: LIMITS.qMaxChars,
@@ -90,7 +97,8 @@ export function describeContact(app: App) {
       conversation: `GET ${base}/conversations/{id}`,
       history: `GET ${base}/conversations/{id}/messages`,
       follow_up: `POST ${base}/conversations/{id}/messages`,
-      updates: `GET ${base}/conversations/{id}/updates`,
+      updates: `GET ${base}/conversations/{id}/updates?after={seq}&wait={seconds}`,
+      webhook: `PUT, GET, DELETE ${base}/conversations/{id}/webhook`,
       directory: `GET ${base}/directory`,
     },
     authentication:

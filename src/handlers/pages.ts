@@ -8,6 +8,7 @@ import { conditionalReply, type Reply, type RestContext } from '../http.ts';
 import { asRefusal, REST_TERMS } from '../refusals.ts';
 import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../validate.ts';
 import { limitSentences } from '../limits-text.ts';
+import { maxWaitSeconds } from '../updates.ts';
 import { mcpClientConfig } from './guide.ts';
 
 export type PageContext = RestContext & { query: Query };
@@ -172,8 +173,10 @@ curl -X POST ${base}/conversations \\
   -d '{"message": "Hello!", "metadata": {"agent_name": "my-agent"}}'
 # → {"id": "…", "access_token": "…", …}  Store both now: the token is shown once.
 
-# 2. Poll for a reply, at most once every ${config.pollIntervalSeconds} seconds
-curl "${base}/conversations/ID/updates?after=1" -H 'Authorization: Bearer TOKEN'
+# 2. Wait for a reply: held until the owner writes, or ${maxWaitSeconds(config.pollIntervalSeconds)} s; then ask again
+curl "${base}/conversations/ID/updates?after=1&wait=${maxWaitSeconds(config.pollIntervalSeconds)}" \\
+  -H 'Authorization: Bearer TOKEN'
+#    or be told: PUT ${base}/conversations/ID/webhook {"url": "https://…"} (signed, Standard Webhooks)
 
 # 3. Read new messages
 curl "${base}/conversations/ID/messages?after=1" -H 'Authorization: Bearer TOKEN'`;

@@ -27,4 +27,4 @@ export function getListing(ctx: RestContext): Reply {
 }
 
 /** GET /api/v1/openapi.json */
-export const openApi: Handler = ({ app }) => ({ status: 200, body: openApiDocument(app.config.publicBaseUrl) });
+export const openApi: Handler = ({ app }) => ({ status: 200, body: openApiDocument(app.config, app.quotas) });

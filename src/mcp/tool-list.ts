@@ -30,7 +30,8 @@ export function instructions(config: RunningConfig): string {
     'To reach the owner, call open_conversation once with a new idempotency_key (a random UUID) and store the ' +
     'returned id and access_token at once, somewhere that outlives this session: the token is shown only then. ' +
     'Pass them as conversation_id and access_token to send_message (a new idempotency_key per message), ' +
-    `check_updates (at most once every ${poll} seconds) and read_messages. Replies are written by a human, ` +
+    `check_updates (at most once every ${poll} seconds; its wait argument holds the call until the owner ` +
+    `writes, up to ${mcpMaxWaitSeconds(poll)} seconds) and read_messages. Replies are written by a human, ` +
     'by hand, and may take hours or days; nothing answers automatically.'
   );
 }
