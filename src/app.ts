@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { followUp, openConversation, type Opening } from './conversations.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from './directory.ts';
+import { createMetrics } from './metrics.ts';
 import { ReplyWaits } from './waits.ts';
 import { createPollClock, createRequestLimiter } from './limits.ts';
 import { createNotifier } from './notify.ts';
@@ -35,7 +36,12 @@ export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly 
 
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
-  const log = options.log ?? createStdoutLog();
+  const metrics = createMetrics();
+  const write = options.log ?? createStdoutLog();
+  const log: Log = (entry) => {
+    metrics.observe(entry);
+    write(entry);
+  };
   const quotas = quotasOf(config);
   // The key of the addresses' hashes: kept in the database so that counts survive a restart.
   const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
@@ -65,6 +71,8 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     log,
     limits,
     quotas,
+    /** Counted from the log (metrics.ts). */
+    metrics,
     directory: new Directory(store),
     /** The conversations credentials open, read through memory (credential-cache.ts). */
     credentials: new CredentialCache(store),

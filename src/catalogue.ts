@@ -218,6 +218,9 @@ export const CATALOGUE = {
     (_interval: number, wait: number) => retryAfter(wait),
   ),
 
+  metricsCredential: entry(401, ['owner'], '', () => 'Send the METRICS_TOKEN as Authorization: Bearer <token>.', () => ({
+    'www-authenticate': 'Bearer',
+  })),
   noWebhook: entry(404, ['webhook'], 'The conversation has no webhook registered.',
     () => 'This conversation has no webhook. Register one with PUT and {"url": "https://…"}.',
   ),

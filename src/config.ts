@@ -51,6 +51,8 @@ export function loadConfig(env: Env = process.env) {
     a2aAllowedOrigins: readOrigins(env, 'A2A_ALLOWED_ORIGINS'),
     /** hosts that outbound requests (webhooks, push notifications, listing checks) may reach over http or privately */
     outboundAllowedHosts: readHosts(env, 'OUTBOUND_ALLOWED_HOSTS'),
+    /** null: GET /metrics is off; else the bearer token a Prometheus scrape must send */
+    metricsToken: readSecret(env, 'METRICS_TOKEN'),
   });
 }
 
@@ -104,6 +106,15 @@ function readOrigins(env: Env, name: string): string[] {
     }
     return url.origin;
   });
+}
+
+function readSecret(env: Env, name: string): string | null {
+  const value = env[name];
+  if (!value) return null;
+  if (!/^[\x21-\x7e]{32,256}$/.test(value)) {
+    throw new ConfigError(`${name} must be 32 to 256 printable characters without spaces, such as $(openssl rand -hex 32)`);
+  }
+  return value;
 }
 
 function readHosts(env: Env, name: string): string[] {

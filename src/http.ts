@@ -196,6 +196,7 @@ function fail(ex: Exchange, err: unknown): void {
   if (err instanceof ClientGoneError) return log(ex, null, { aborted: true }); // nothing stored, nobody to answer
   const { refusal, expected } = asRefusal(err);
   if (!expected) ex.app.logUnexpected(ex.requestId, err);
+  ex.notes.refusal = refusal.reason;
   if (ex.res.headersSent || ex.res.destroyed || !ex.req.socket.writable) return;
   respond(ex, refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
 }

@@ -102,7 +102,13 @@ export const SCHEMAS = {
   Health: {
     type: 'object',
     required: ['status', 'database'],
-    properties: { status: { const: 'ok' }, database: { const: 'ok' }, listings: INTEGER, time: DATE_TIME },
+    properties: {
+      status: { const: 'ok' },
+      database: { const: 'ok' },
+      version: { type: 'string', description: 'The release of this service (CHANGELOG.md).' },
+      listings: INTEGER,
+      time: DATE_TIME,
+    },
   },
   ContactInfo: {
     type: 'object',

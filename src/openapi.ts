@@ -125,6 +125,21 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    '/metrics': {
+      get: {
+        ...operation('getMetrics', {
+          summary: 'Counters and gauges in the Prometheus text format, for the owner',
+          tag: 'service',
+          description: 'Off (404) unless the owner sets METRICS_TOKEN; then only with that token as Bearer.',
+          ok: {
+            '200': { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: STRING } } },
+          },
+          scopes: ['owner'],
+          statuses: [401, 404, 429],
+        }),
+        security: [{ MetricsBearer: [] }],
+      },
+    },
     '/llms.txt': {
       get: operation('getLlmsTxt', {
         summary: 'How an agent uses this service, in plain text',
@@ -137,6 +152,7 @@ export const OPENAPI_DOCUMENT = {
   },
   components: {
     securitySchemes: {
+      MetricsBearer: { type: 'http', scheme: 'bearer', description: "The owner's METRICS_TOKEN." },
       ConversationBearer: {
         type: 'http',
         scheme: 'bearer',

@@ -27,6 +27,7 @@ import { homePage, htmlPage } from './handlers/pages.ts';
 import { getListing, health, listDirectory, openApi } from './handlers/public.ts';
 import type { Handler, Policy } from './http.ts';
 import { mcp, mcpPreflight } from './mcp/endpoint.ts';
+import { metricsPage } from './metrics.ts';
 import { MCP_DOOR } from './origins.ts';
 import type { Route } from './router.ts';
 
@@ -62,6 +63,7 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/',                                  PUBLIC,      query(htmlPage(homePage))),
   route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
   route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),
+  route('GET',     '/metrics',                           PRIVATE,     query(metricsPage)),
   route('POST',    '/mcp',                               MCP,         query(trustedOrigin(MCP_DOOR, mcp))),
   route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
 ];

@@ -59,6 +59,7 @@ function prepareStatements(db: DatabaseSync) {
     ),
     finish: sql('UPDATE outbox SET attempts = attempts + 1, done_at = ?, outcome = ? WHERE id = ? AND done_at IS NULL'),
     pending: sql('SELECT count(*) AS count FROM outbox WHERE target_id = ? AND done_at IS NULL'),
+    pendingTotal: sql('SELECT count(*) AS count FROM outbox WHERE done_at IS NULL'),
     dropFinishedBefore: sql('DELETE FROM outbox WHERE done_at IS NOT NULL AND done_at < ?'),
   };
 }
@@ -122,6 +123,10 @@ export class OutboxTable {
   }
   pending(targetId: string): number {
     return (this.#sql.pending.get(targetId) as { count: number }).count;
+  }
+  /** Events not yet delivered or given up, for every target. */
+  pendingTotal(): number {
+    return (this.#sql.pendingTotal.get() as { count: number }).count;
   }
   dropFinishedBefore(at: number): void {
     this.#sql.dropFinishedBefore.run(at);

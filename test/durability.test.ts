@@ -166,8 +166,10 @@ test('the credential appears only in the creation response: not in server or own
   for (const line of logLines) {
     const entry = JSON.parse(line);
     const fields = ['time', 'request_id', 'method', 'route', 'status', 'duration_ms', 'client'];
-    // An MCP call also names its tool, and the status of a tool's refusal: never an argument.
-    if (entry.route === '/mcp' && 'tool' in entry) fields.push('tool', ...('tool_refusal' in entry ? ['tool_refusal'] : []));
+    // An MCP call also names its tool, and a refusal its status and reason: never an argument.
+    if (entry.route === '/mcp' && 'tool' in entry) fields.push('tool');
+    if ('tool_refusal' in entry) fields.push('tool_refusal');
+    if ('refusal' in entry) fields.push('refusal');
     assert.deepEqual(Object.keys(entry), fields, line);
   }
   assert.equal(logLines.length, responses.length + 3, 'one JSON line per request');

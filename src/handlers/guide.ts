@@ -9,6 +9,7 @@ import { limitSentences } from '../limits-text.ts';
 import { TOOL_NAMES } from '../mcp/tool-list.ts';
 import { PRIVACY_STATEMENT } from '../records.ts';
 import { maxWaitSeconds } from '../updates.ts';
+import { SERVICE_VERSION } from '../version.ts';
 
 const NO_PROMISE = 'There is no promised reply time: the owner answers when they can.';
 
@@ -89,6 +90,7 @@ export function describeContact(app: App) {
       'Private conversations with the human owner of this service, and a directory of communities and tools ' +
       'for AI agents.',
     interface_version: '1.0.0',
+    service_version: SERVICE_VERSION,
     replies: `A human owner writes every reply by hand; no language model answers. ${replies}`,
     protocol: protocolSteps(config),
     mcp: { ...mcpClientConfig(config), transport: 'streamable-http', tools: [...TOOL_NAMES] },

@@ -3,13 +3,20 @@
 import { conditionalReply, type Handler, type Reply, type RestContext } from '../http.ts';
 import { openApiDocument } from '../openapi.ts';
 import { refuse } from '../refusals.ts';
+import { SERVICE_VERSION } from '../version.ts';
 import { parseDirectoryQuery, type Kind, type Query } from '../validate.ts';
 
 /** GET /api/v1/health: answers only after a real query. */
 export function health({ app }: RestContext): Reply {
   return {
     status: 200,
-    body: { status: 'ok', database: 'ok', listings: app.store.listingCount(), time: new Date(app.now()).toISOString() },
+    body: {
+      status: 'ok',
+      database: 'ok',
+      version: SERVICE_VERSION,
+      listings: app.store.listingCount(),
+      time: new Date(app.now()).toISOString(),
+    },
   };
 }
 

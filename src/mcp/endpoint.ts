@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Reply, RestContext } from '../http.ts';
 import { corsForAllowedOrigin, MCP_DOOR } from '../origins.ts';
 import { Refusal } from '../refusals.ts';
+import { SERVICE_VERSION } from '../version.ts';
 import { instructions, TOOL_NAMES } from './tool-list.ts';
 import { callTool, toolsOf } from './tools.ts';
 
@@ -19,7 +20,7 @@ const MODERN = '2026-07-28';
 const HANDSHAKE_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const SUPPORTED_VERSIONS = [MODERN, ...HANDSHAKE_VERSIONS];
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-const SERVER_INFO = { name: 'agent-contact-service', title: 'Agent contact service', version: '1.0.0' };
+const SERVER_INFO = { name: 'agent-contact-service', title: 'Agent contact service', version: SERVICE_VERSION };
 const CAPABILITIES = { tools: { listChanged: false } };
 const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list changes only with a release
 const MCP_HEADERS = 'Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name';
@@ -153,7 +154,8 @@ async function dispatch(ctx: RestContext, request: Request, modern: boolean): Pr
       const name = JSON.stringify(String(request.params.name).slice(0, 60));
       throw new RpcError(-32602, `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`);
     }
-    ctx.note({ tool: String(request.params.name), ...(result.refusal && { tool_refusal: result.refusal.status }) });
+    const refused = result.refusal && { tool_refusal: result.refusal.status, refusal: result.refusal.reason };
+    ctx.note({ tool: String(request.params.name), ...refused });
     const { refusal: _refusal, ...toolResult } = result;
     return toolResult;
   }
