@@ -104,15 +104,12 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** Any other write of a door (a webhook's registration), group-committed like the messages. */
     write: <T>(rule: () => T): Promise<T> => batch(rule),
 
-    /** An unexpected error, logged once with the request id its client got; never sent to the client. */
+    /**
+     * An unexpected error, logged once with the request id its client got: its kind and a
+     * short message, never the stack (the code path is in the source) and never a credential.
+     */
     logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
-      log({
-        time: new Date().toISOString(),
-        request_id: requestId,
-        level: 'error',
-        ...extra,
-        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-      });
+      log({ time: new Date().toISOString(), request_id: requestId, level: 'error', ...extra, error: describeError(err) });
     },
 
     /** The rules every outbound request passes (outbound.ts). */
@@ -125,4 +122,10 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       waits.answerAll();
     },
   };
+}
+
+/** An error as one short line: its name and message, cut, with anything shaped like a credential masked. */
+function describeError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : typeof err === 'string' ? err : typeof err;
+  return text.slice(0, 300).replace(/[0-9a-f]{64}/gi, '[64 hex characters]');
 }

@@ -479,3 +479,54 @@ test(
     );
   },
 );
+
+test('deeply nested JSON in any field /mcp reads or echoes gets no 5xx, and nothing is logged as an error', async (t) => {
+  const service = await startTestService(t);
+  const { id, token } = await openConversation(service.url);
+  const deep = `${'['.repeat(40_000)}${']'.repeat(40_000)}`;
+  const credential = `"conversation_id": "${id}", "access_token": "${token}"`;
+  const call = (args: string) =>
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send_message", "arguments": {${args}}}}`;
+  const bodies = [
+    `{"jsonrpc": ${deep}, "id": 1, "method": "ping"}`,
+    `{"jsonrpc": "2.0", "id": ${deep}, "method": "ping"}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": ${deep}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ${deep}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": ${deep}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_listing", "arguments": ${deep}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": ${deep}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": ${deep}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": ${deep}}}}`,
+    call(`${credential}, "message": ${deep}`),
+    call(`${credential}, "message": "hi", "idempotency_key": ${deep}`),
+    call(`"conversation_id": ${deep}, "access_token": "${token}", "message": "hi"`),
+    call(`"conversation_id": "${id}", "access_token": ${deep}, "message": "hi"`),
+    call(`${credential}, "message": "hi", ${JSON.stringify('x'.repeat(10))}: ${deep}`),
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "open_conversation", "arguments": {"message": "hi", "metadata": ${deep}}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_directory", "arguments": {"q": ${deep}, "kind": ${deep}}}}`,
+    `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check_updates", "arguments": {${credential}, "after": ${deep}, "wait": ${deep}}}}`,
+  ];
+  const modernHeaders = {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'send_message',
+  };
+  for (const [index, body] of bodies.entries()) {
+    for (const headers of [{}, modernHeaders]) {
+      const response = await fetch(`${service.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      });
+      const text = await response.text();
+      assert.ok(response.status < 500, `case ${index}: ${response.status} ${text.slice(0, 200)}`);
+      assert.ok(!text.includes('[[[['), `case ${index}: the answer does not echo the nesting`);
+    }
+  }
+  assert.deepEqual(
+    service.logs.filter((entry) => entry.level === 'error'),
+    [],
+    'no unexpected error was logged',
+  );
+  assert.ok(!JSON.stringify(service.logs).includes('    at '), 'no stack trace in the log');
+});

@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply, RestContext } from '../http.ts';
 import { corsForAllowedOrigin, MCP_DOOR } from '../origins.ts';
-import { Refusal } from '../refusals.ts';
+import { readRpcRequest, rpcError, RpcError, rpcResult, shown, type RpcId, type RpcRequest } from '../jsonrpc.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { instructions, TOOL_NAMES } from './tool-list.ts';
 import { callTool, toolsOf } from './tools.ts';
@@ -25,42 +25,25 @@ const CAPABILITIES = { tools: { listChanged: false } };
 const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list changes only with a release
 const MCP_HEADERS = 'Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name';
 
-/** A JSON-RPC error, with the HTTP status the transport gives it. */
-class RpcError {
-  readonly error: { code: number; message: string; data?: unknown };
-  readonly status: number;
-  constructor(code: number, message: string, status = 200, data?: unknown) {
-    this.error = { code, message, ...(data !== undefined && { data }) };
-    this.status = status;
-  }
-}
-const invalid = (message: string) => new RpcError(-32600, `Invalid request: ${message}.`, 400);
 const mismatch = (header: string, sent: string | undefined, body: unknown) =>
   new RpcError(
     -32020,
-    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : JSON.stringify(sent.slice(0, 100))}, and the body says ${JSON.stringify(body)}.`,
+    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : shown(sent, 100)}, and the body says ${shown(body)}.`,
     400,
   );
-const unsupported = (requested: string) =>
+const unsupported = (requested: unknown) =>
   new RpcError(
     -32022,
-    `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`,
+    `Unsupported protocol version ${shown(requested, 40)}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`,
     400,
-    { supported: SUPPORTED_VERSIONS, requested },
+    { supported: SUPPORTED_VERSIONS, ...(typeof requested === 'string' && { requested: requested.slice(0, 40) }) },
   );
-
-type Id = string | number;
-interface Request {
-  readonly id: Id;
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-}
 
 /** POST /mcp */
 export async function mcp(ctx: RestContext): Promise<Reply> {
-  let id: Id | null = null;
+  let id: RpcId | null = null;
   try {
-    const message = await readMessage(ctx);
+    const message = await readRpcRequest(ctx, MCP_BODY_BYTES);
     if (message === null) return { status: 202, body: '' }; // a notification or a response: nothing to answer
     id = message.id;
     const modern = isModern(ctx.req, message);
@@ -68,40 +51,15 @@ export async function mcp(ctx: RestContext): Promise<Reply> {
     const complete = modern
       ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } }
       : result;
-    return answer(200, { jsonrpc: '2.0', id, result: complete });
+    return { status: 200, body: rpcResult(id, complete) };
   } catch (err) {
     if (!(err instanceof RpcError)) throw err; // HTTP-level refusals (413, 415) keep the REST error body
-    return answer(err.status, { jsonrpc: '2.0', id, error: err.error });
+    return { status: err.status, body: rpcError(id, err.error) };
   }
-}
-
-/** The request in the body, or null for a notification or a response; -32700 and -32600 otherwise. */
-async function readMessage(ctx: RestContext): Promise<Request | null> {
-  let body: unknown;
-  try {
-    body = await ctx.readJson(MCP_BODY_BYTES);
-  } catch (err) {
-    if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8'))
-      throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
-    throw err;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw invalid('send one JSON-RPC 2.0 message as a JSON object; batches are not accepted');
-  const message = body as Record<string, unknown>;
-  if (message.jsonrpc !== '2.0') throw invalid('"jsonrpc" must be "2.0"');
-  if (!('method' in message) && ('result' in message || 'error' in message)) return null;
-  if (typeof message.method !== 'string') throw invalid('"method" must be a string');
-  const params = message.params ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params))
-    throw invalid('"params" must be an object');
-  if (!('id' in message)) return null;
-  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id))
-    throw invalid('"id" must be a string or an integer');
-  return { id: message.id as Id, method: message.method, params: params as Record<string, unknown> };
 }
 
 /** Whether the request is of the stateless 2026-07-28 revision, after checking the headers that say so. */
-function isModern(req: IncomingMessage, request: Request): boolean {
+function isModern(req: IncomingMessage, request: RpcRequest): boolean {
   const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
   const sentVersion = header('mcp-protocol-version');
   if (request.method === 'initialize') return false; // the handshake itself; answered with a version it serves
@@ -117,7 +75,7 @@ function isModern(req: IncomingMessage, request: Request): boolean {
       );
     throw unsupported(sentVersion);
   }
-  if (version !== MODERN) throw unsupported(String(version));
+  if (version !== MODERN) throw unsupported(version);
   if (sentVersion !== version) throw mismatch('MCP-Protocol-Version', sentVersion, version);
   if (header('mcp-method') !== request.method) throw mismatch('Mcp-Method', header('mcp-method'), request.method);
   if (request.method === 'tools/call' && decoded(header('mcp-name')) !== request.params.name)
@@ -131,7 +89,7 @@ function decoded(value: string | undefined): string | undefined {
   return sentinel ? Buffer.from(sentinel[1] as string, 'base64').toString('utf8') : value;
 }
 
-async function dispatch(ctx: RestContext, request: Request, modern: boolean): Promise<Record<string, unknown>> {
+async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean): Promise<Record<string, unknown>> {
   const method = request.method;
   if (method === 'initialize') {
     const asked = request.params.protocolVersion;
@@ -151,19 +109,18 @@ async function dispatch(ctx: RestContext, request: Request, modern: boolean): Pr
   if (method === 'tools/call') {
     const result = await callTool(ctx, request.params.name, request.params.arguments);
     if (result === undefined) {
-      const name = JSON.stringify(String(request.params.name).slice(0, 60));
+      const name = shown(request.params.name);
       throw new RpcError(-32602, `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`);
     }
     const refused = result.refusal && { tool_refusal: result.refusal.status, refusal: result.refusal.reason };
-    ctx.note({ tool: String(request.params.name), ...refused });
+    ctx.note({ tool: request.params.name as string, ...refused }); // a known tool's name: callTool found it
     const { refusal: _refusal, ...toolResult } = result;
     return toolResult;
   }
   // The 2026-07-28 revision answers an unknown method with 404; the handshake's revisions in band.
-  throw new RpcError(-32601, `Method not found: ${JSON.stringify(method.slice(0, 60))}.`, modern ? 404 : 200);
+  throw new RpcError(-32601, `Method not found: ${shown(method)}.`, modern ? 404 : 200);
 }
 
-const answer = (status: number, body: object): Reply => ({ status, body });
 
 /** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {
