@@ -4,7 +4,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE listings (
      slug    TEXT PRIMARY KEY,
      listing TEXT NOT NULL -- the whole Listing as JSON, fields in the spec's order
@@ -112,19 +112,19 @@ const MIGRATIONS: readonly string[] = [
  * cannot cascade into deleting rows; `PRAGMA foreign_key_check` must find nothing wrong
  * before the migration commits.
  */
-export function migrate(db: DatabaseSync): void {
+export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): void {
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (current > MIGRATIONS.length) {
+  if (current > migrations.length) {
     throw new Error(
-      `the database schema is version ${current}, newer than this code knows (${MIGRATIONS.length}); ` +
+      `the database schema is version ${current}, newer than this code knows (${migrations.length}); ` +
         'run a newer release',
     );
   }
-  if (current === MIGRATIONS.length) return;
+  if (current === migrations.length) return;
   db.exec('PRAGMA foreign_keys = OFF'); // has no effect inside a transaction, so it is set before
   try {
-    for (let version = current; version < MIGRATIONS.length; version++) {
-      runMigration(db, MIGRATIONS[version] as string, version + 1);
+    for (let version = current; version < migrations.length; version++) {
+      runMigration(db, migrations[version] as string, version + 1);
     }
   } finally {
     db.exec('PRAGMA foreign_keys = ON');
