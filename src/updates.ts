@@ -24,12 +24,12 @@ export async function pollUpdates(
   cancelled: AbortSignal,
 ) {
   const intervalSeconds = app.config.pollIntervalSeconds;
-  const holds = waitSeconds > 0 && !hasNews(conversation, after);
+  // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
+  const holds = waitSeconds > 0 && !hasNews(conversation, after) && app.waits.hasRoom();
   const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: holds ? waitSeconds : 0 };
   const answer = checkUpdates(conversation, after, poll);
   if (!holds) return answer;
   const held = await app.waits.wait(conversation, after, waitSeconds, cancelled);
-  app.limits.polls.release(conversation.id, app.now(), held?.ownerWrote ?? false);
-  if (held === undefined) return answer; // too many polls wait already: answered as without wait
+  app.limits.polls.release(conversation.id, app.now(), held.ownerWrote);
   return updatesRecord(afterWaiting(held.conversation, app.now()), after, intervalSeconds);
 }

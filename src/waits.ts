@@ -9,8 +9,12 @@
 import type { Conversation, Store } from './store.ts';
 
 const CHECK_EVERY_MS = 250; // the owner's write reaches a waiting agent within about a quarter second
-/** Polls held at once, at most (about 300 bytes each); past this a poll is answered at once, as without wait. */
-export const MAX_WAITING_POLLS = 20_000;
+/**
+ * Polls held at once, at most. Each costs about 19 KiB while it waits, 13 of them Node's own
+ * for an open request (npm run bench measures it): 10,000 cost about 190 MiB. Past this a
+ * poll is answered at once, as a poll without wait.
+ */
+export const MAX_WAITING_POLLS = 10_000;
 
 interface Waiter {
   readonly after: number;
@@ -40,13 +44,17 @@ export class ReplyWaits {
     return this.#count;
   }
 
+  /** Whether one more poll may wait. */
+  hasRoom(): boolean {
+    return this.#count < MAX_WAITING_POLLS;
+  }
+
   /**
    * Resolves when the owner writes to the conversation or `seconds` pass, with the
    * conversation as it is then (undefined when it was purged) and whether the owner wrote.
-   * Undefined at once when too many polls already wait: the caller answers as without wait.
+   * The caller asks hasRoom() first.
    */
   wait(conversation: Conversation, after: number, seconds: number, cancelled: AbortSignal) {
-    if (this.#count >= MAX_WAITING_POLLS) return undefined;
     return new Promise<{ conversation: Conversation | undefined; ownerWrote: boolean }>((resolve) => {
       const waiters = this.#byConversation.get(conversation.id) ?? new Set<Waiter>();
       const finish = (now: Conversation | undefined, wrote: boolean) => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedDatabase } from './seed.ts';
+import { measureWaits } from './waits.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values: options } = parseArgs({
@@ -580,6 +581,26 @@ async function main() {
     await Promise.all([seeded.stop(), seededLimited.stop()]);
   }
   await Promise.all([main.stop(), limited.stop(), reference.stop()]);
+  if (options.only === undefined || options.only.split(',').includes('waits')) await reportWaits();
+}
+
+/** Ten thousand polls waiting for the owner at once (issue 23): memory, idle CPU, commit to answer. */
+async function reportWaits() {
+  const polls = options.smoke ? 500 : 10_000;
+  const measured = await measureWaits({
+    root: ROOT,
+    work,
+    polls,
+    nodeArgs: launch.nodeArgs,
+    env: { ...launch.env, ...LIFTED_LIMITS, POLL_INTERVAL_SECONDS: '60' },
+  });
+  console.log(
+    `\n${measured.polls.toLocaleString('en')} polls waiting at once: RSS ${format(measured.idleRssMiB, 1)} MiB idle, ` +
+      `${format(measured.waitingRssMiB, 1)} MiB with them (${format(measured.bytesPerPoll)} bytes each); ` +
+      `CPU while they wait ${format(measured.cpuPercentWhileWaiting, 1)} %; from the owner's commit to the answers: ` +
+      `median ${format(measured.commitToAnswerMs.median)} ms, 99th percentile ${format(measured.commitToAnswerMs.p99)} ms, ` +
+      `last ${format(measured.commitToAnswerMs.max)} ms`,
+  );
 }
 
 await main();
