@@ -79,9 +79,18 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** Polls held until the owner writes (waits.ts). */
     waits,
 
-    /** Opens a conversation and tells the owner; the creation result holds the one-time credential. */
-    async open(opening: Opening, clientAddress: string) {
-      const opened = await batch(() => openConversation(store, opening, clientWrite(clientAddress)));
+    /**
+     * Opens a conversation and tells the owner; the creation result holds the one-time
+     * credential. `alsoWrite` runs in the same transaction (a door's push notification config).
+     */
+    async open(opening: Opening, clientAddress: string, alsoWrite?: (conversationId: string) => void) {
+      const opened = await batch(() =>
+        store.transaction(() => {
+          const written = openConversation(store, opening, clientWrite(clientAddress));
+          alsoWrite?.(written.conversation.id);
+          return written;
+        }),
+      );
       notifyOwner({
         conversationId: opened.conversation.id,
         seq: 1,
@@ -92,8 +101,19 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     },
 
     /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
-    async followUp(conversation: Conversation, input: { message: string; key: string }, clientAddress: string) {
-      const result = await batch(() => followUp(store, conversation.id, input, clientWrite(clientAddress)));
+    async followUp(
+      conversation: Conversation,
+      input: { message: string; key: string },
+      clientAddress: string,
+      alsoWrite?: (conversationId: string) => void,
+    ) {
+      const result = await batch(() =>
+        store.transaction(() => {
+          const written = followUp(store, conversation.id, input, clientWrite(clientAddress));
+          alsoWrite?.(conversation.id);
+          return written;
+        }),
+      );
       if (!result.duplicate) {
         const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
         notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message: input.message });

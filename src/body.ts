@@ -10,10 +10,21 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true }); // fatal: invalid UTF-8 
 /** The client closed the connection before its body was complete: nobody is left to answer. */
 export class ClientGoneError extends Error {}
 
+/** What a door accepts: its JSON media types, and what an empty body means (by default: malformed). */
+export interface BodyOptions {
+  readonly mediaTypes?: readonly string[];
+  readonly empty?: unknown;
+}
+
 /** Parses the request's JSON body of at most `maxBytes`. */
-export async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  options: BodyOptions = {},
+): Promise<unknown> {
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') throw refuse('notJsonContent');
+  if (!(options.mediaTypes ?? ['application/json']).includes(mediaType ?? '')) throw refuse('notJsonContent');
   if (Number(req.headers['content-length']) > maxBytes) throw refuse('bodyTooLarge', maxBytes);
   if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   const bytes = await readBytes(req, maxBytes);
@@ -23,6 +34,7 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse, ma
   } catch {
     throw refuse('notUtf8');
   }
+  if (text === '' && options.empty !== undefined) return options.empty;
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -218,6 +218,12 @@ export const CATALOGUE = {
     (_interval: number, wait: number) => retryAfter(wait),
   ),
 
+  tooManyPushConfigs: entry(400, ['a2a'], 'The task holds the most push notification configs it may.',
+    (_t: Terms, max: number) => `A task holds at most ${max} push notification configs; delete one first.`,
+  ),
+  noPushConfig: entry(404, ['a2a'], 'No push notification config of this task has that id.',
+    () => 'This task has no push notification config with that id.',
+  ),
   metricsCredential: entry(401, ['owner'], '', () => 'Send the METRICS_TOKEN as Authorization: Bearer <token>.', () => ({
     'www-authenticate': 'Bearer',
   })),

@@ -131,7 +131,7 @@ export function ownerReply(
 export function close(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
     if (existing(store, id).status === 'closed') throw refuse('alreadyClosed', id);
-    store.setStatus(id, 'closed');
+    store.setStatus(id, 'closed', isoTime(at));
     recordEvent(store, id, 'conversation.closed', at);
   });
 }
@@ -142,7 +142,7 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
     const conversation = existing(store, id);
     if (conversation.status !== 'closed') throw refuse('notClosed', id);
     const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
-    store.setStatus(id, ownerWroteLast ? 'answered' : 'open');
+    store.setStatus(id, ownerWroteLast ? 'answered' : 'open', isoTime(at));
     recordEvent(store, id, 'conversation.reopened', at);
   });
 }
@@ -177,10 +177,27 @@ export function authenticate(
   rawId: unknown,
   at: number,
 ): Conversation {
+  const conversation = credentialOwner(credentials, token);
+  if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
+  return usable(conversation, at);
+}
+
+/**
+ * The conversation a credential opens, whichever it is (A2A names no conversation in the
+ * path): 401 for no or an unknown credential, 403 blocked, 410 expired.
+ */
+export function authenticateHolder(credentials: CredentialCache, token: string | undefined, at: number): Conversation {
+  return usable(credentialOwner(credentials, token), at);
+}
+
+function credentialOwner(credentials: CredentialCache, token: string | undefined): Conversation {
   if (!isCredentialShaped(token)) throw refuse('noCredential');
   const conversation = credentials.lookup(digestOf(token));
   if (!conversation) throw refuse('unknownCredential');
-  if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
+  return conversation;
+}
+
+function usable(conversation: Conversation, at: number): Conversation {
   if (conversation.blocked) throw refuse('blocked');
   if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
   return conversation;

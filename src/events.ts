@@ -105,3 +105,59 @@ export function removeWebhook(store: Store, conversationId: string): void {
     if (store.outbox.deleteTargets(conversationId, 'webhook') === 0) throw refuse('noWebhook');
   });
 }
+
+/** Push notification configs a task may hold at once. */
+export const MAX_PUSH_CONFIGS = 5;
+
+/** An A2A push notification config, as its client gave it (the URL already checked by the caller). */
+export interface PushConfigInput {
+  readonly id: string | null; // the client's id, or null for one of the server's own
+  readonly url: string;
+  readonly token: string | null;
+  readonly scheme: string | null;
+  readonly credentials: string | null;
+}
+
+/** Registers a push config on the conversation (replacing one of the same id); at most MAX_PUSH_CONFIGS. */
+export function registerPushConfig(store: Store, conversationId: string, config: PushConfigInput, at: number) {
+  return store.transaction(() => {
+    if (!store.conversationById(conversationId)) throw refuse('unknownCredential'); // purged meanwhile
+    const id = config.id ?? randomUUID();
+    store.outbox.deleteTarget(conversationId, 'a2a', id);
+    if (store.outbox.targets(conversationId, 'a2a').length >= MAX_PUSH_CONFIGS) {
+      throw refuse('tooManyPushConfigs', MAX_PUSH_CONFIGS);
+    }
+    const target = {
+      id,
+      conversation_id: conversationId,
+      kind: 'a2a' as const,
+      url: config.url,
+      secret: null,
+      token: config.token,
+      auth_scheme: config.scheme,
+      auth_credentials: config.credentials,
+      created_at: isoTime(at),
+    };
+    store.outbox.insertTarget(target);
+    return target;
+  });
+}
+
+/** The conversation's push configs, oldest first. */
+export function pushConfigsOf(store: Store, conversationId: string): PushTarget[] {
+  return store.outbox.targets(conversationId, 'a2a');
+}
+
+/** One push config of the conversation, or a refusal. */
+export function pushConfigOf(store: Store, conversationId: string, id: string): PushTarget {
+  const found = pushConfigsOf(store, conversationId).find((target) => target.id === id);
+  if (!found) throw refuse('noPushConfig');
+  return found;
+}
+
+/** Removes one push config and its undelivered events. */
+export function removePushConfig(store: Store, conversationId: string, id: string): void {
+  store.transaction(() => {
+    if (!store.outbox.deleteTarget(conversationId, 'a2a', id)) throw refuse('noPushConfig');
+  });
+}

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from './app.ts';
-import { ClientGoneError, readJsonBody } from './body.ts';
+import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
 import { corsForAllowedOrigin, type Door } from './origins.ts';
-import { asRefusal, errorBody, refuse, type Headers } from './refusals.ts';
+import { asRefusal, errorBody, refuse, type Headers, type Refusal } from './refusals.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
@@ -20,7 +20,7 @@ export interface RestContext {
   readonly clientAddress: string;
   readonly requestId: string;
   /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
-  readJson(maxBytes: number): Promise<unknown>;
+  readJson(maxBytes: number, options?: BodyOptions): Promise<unknown>;
   /** Adds fields to this request's log line (a tool's name, a protocol error); never a client's text. */
   note(fields: LogFields): void;
   /** Aborted when the client goes away before its answer: a held request then stops waiting. */
@@ -47,6 +47,8 @@ export interface Policy {
   readonly cors: 'any' | Door;
   /** whether a request takes from the per-address request limit (not /health, so monitors can poll it) */
   readonly requestLimit: boolean;
+  /** how a refusal is answered on this path; the REST error body when absent (the A2A door has its own) */
+  readonly refusalReply?: (refusal: Refusal) => Reply;
 }
 
 type LogFields = Record<string, string | number | boolean>;
@@ -140,7 +142,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     if (wait > 0) throw refuse('tooManyRequests', wait);
   }
   if (match.kind === 'not-found') throw refuse('noRoute', ex.method); // the path is not echoed: it may hold a credential
-  if (match.kind === 'method-not-allowed') return preflightOrRefusal(ex.method, match.pattern, match.allow);
+  if (match.kind === 'method-not-allowed') return preflightOrRefusal(ex, match.pattern, match.allow);
   return match.handler({
     app: ex.app,
     req: ex.req,
@@ -148,7 +150,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     params: decodeParams(match.rawParams),
     clientAddress: ex.clientAddress,
     requestId: ex.requestId,
-    readJson: (maxBytes) => readJsonBody(ex.req, ex.res, maxBytes),
+    readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
     note: (fields) => Object.assign(ex.notes, fields),
     whenGone: () => {
       const gone = new AbortController();
@@ -158,13 +160,18 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
   });
 }
 
-/** A known path without the method: an OPTIONS preflight gets 204, anything else 405 with Allow. */
-function preflightOrRefusal(method: string, pattern: string, allow: string): Reply {
-  if (method !== 'OPTIONS') throw refuse('methodNotAllowed', method, pattern, allow);
+/**
+ * A known path without the method: an OPTIONS preflight gets 204, anything else 405 with
+ * Allow. A protocol door's preflight names its own request headers; its CORS policy decides
+ * whether the origin may read the answer at all.
+ */
+function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply {
+  if (ex.method !== 'OPTIONS') throw refuse('methodNotAllowed', ex.method, pattern, allow);
+  const requestHeaders = ex.policy.cors === 'any' ? 'Authorization, Content-Type, Idempotency-Key' : ex.policy.cors.requestHeaders;
   const headers = {
     allow,
     'access-control-allow-methods': allow,
-    'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+    'access-control-allow-headers': requestHeaders,
     'access-control-max-age': '86400',
   };
   return { status: 204, body: '', headers };
@@ -198,6 +205,7 @@ function fail(ex: Exchange, err: unknown): void {
   if (!expected) ex.app.logUnexpected(ex.requestId, err);
   ex.notes.refusal = refusal.reason;
   if (ex.res.headersSent || ex.res.destroyed || !ex.req.socket.writable) return;
+  if (ex.policy.refusalReply) return settle(ex, ex.policy.refusalReply(refusal));
   respond(ex, refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
 }
 

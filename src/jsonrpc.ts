@@ -42,10 +42,14 @@ export function shown(value: unknown, max = 60): string {
 }
 
 /** The request in the body, or null for a notification or a response; -32700 and -32600 otherwise. */
-export async function readRpcRequest(ctx: RestContext, maxBytes: number): Promise<RpcRequest | null> {
+export async function readRpcRequest(
+  ctx: RestContext,
+  maxBytes: number,
+  mediaTypes: readonly string[] = ['application/json'],
+): Promise<RpcRequest | null> {
   let body: unknown;
   try {
-    body = await ctx.readJson(maxBytes);
+    body = await ctx.readJson(maxBytes, { mediaTypes });
   } catch (err) {
     if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8')) {
       throw new RpcError(-32700, `Parse error: ${err.message}`, 400);

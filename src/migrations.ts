@@ -104,6 +104,10 @@ export const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE done_at IS NULL;
    CREATE INDEX outbox_by_target ON outbox (target_id);`,
+
+  // When the owner last closed or reopened a conversation: an A2A task's status carries the
+  // time of its last change, a message or a state change, whichever came later.
+  `ALTER TABLE conversations ADD COLUMN status_changed_at TEXT;`,
 ];
 
 /**

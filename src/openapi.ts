@@ -140,6 +140,23 @@ export const OPENAPI_DOCUMENT = {
         security: [{ MetricsBearer: [] }],
       },
     },
+    '/.well-known/agent-card.json': {
+      get: {
+        ...operation('getAgentCard', {
+          summary: 'The A2A agent card: how an Agent2Agent client reaches the owner',
+          tag: 'service',
+          description:
+            'A2A 1.0 at /a2a, JSON-RPC and HTTP+JSON (described by this card and the A2A specification, not here). ' +
+            'Cached for five minutes; If-None-Match answers 304.',
+          ok: {
+            '200': { description: 'The agent card.', content: json({ type: 'object' }) },
+            '304': { description: 'Not modified.' },
+          },
+          scopes: [],
+          statuses: [429, 500],
+        }),
+      },
+    },
     '/llms.txt': {
       get: operation('getLlmsTxt', {
         summary: 'How an agent uses this service, in plain text',

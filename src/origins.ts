@@ -7,22 +7,25 @@ import type { RunningConfig } from './app.ts';
 import type { Headers } from './refusals.ts';
 import { refuse } from './refusals.ts';
 
-/** A protocol door: its path, and the setting that allows more origins. */
+/** A protocol door: its path, the setting that allows more origins, and the headers its clients send. */
 export interface Door {
   readonly endpoint: '/mcp' | '/a2a';
   readonly setting: 'MCP_ALLOWED_ORIGINS' | 'A2A_ALLOWED_ORIGINS';
   readonly allowedOrigins: (config: RunningConfig) => readonly string[];
+  readonly requestHeaders: string;
 }
 
 export const MCP_DOOR: Door = {
   endpoint: '/mcp',
   setting: 'MCP_ALLOWED_ORIGINS',
   allowedOrigins: (config) => config.mcpAllowedOrigins,
+  requestHeaders: 'Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name',
 };
 export const A2A_DOOR: Door = {
   endpoint: '/a2a',
   setting: 'A2A_ALLOWED_ORIGINS',
   allowedOrigins: (config) => config.a2aAllowedOrigins,
+  requestHeaders: 'Authorization, Content-Type, Accept, A2A-Version, A2A-Extensions',
 };
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -72,5 +75,9 @@ export function checkOrigin(config: RunningConfig, door: Door, req: IncomingMess
 export function corsForAllowedOrigin(config: RunningConfig, door: Door, req: IncomingMessage): Headers {
   const origin = req.headers.origin;
   if (origin === undefined || !trustOf(config, door).origins.has(origin.toLowerCase())) return {};
-  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': 'Retry-After, WWW-Authenticate, X-Request-Id',
+    vary: 'Origin',
+  };
 }

@@ -39,6 +39,7 @@ export type Scope =
   | 'history'
   | 'updates'
   | 'webhook'
+  | 'a2a'
   | 'page'
   | 'mcp'
   | 'owner';

@@ -1,6 +1,7 @@
 // A tiny router: patterns compiled once, matched by a linear scan on the raw path. `:name`
 // matches one non-empty path segment, returned as sent (still percent-encoded: the HTTP
-// layer decodes it after taking from the request limit); everything else matches exactly.
+// layer decodes it after taking from the request limit); `:name:verb` matches a segment
+// that ends in `:verb` (A2A's `/tasks/{id}:cancel`); everything else matches exactly.
 
 export interface Route<H, P> {
   readonly method: string;
@@ -67,8 +68,9 @@ function compilePattern(pattern: string): { pattern: string; regex: RegExp; para
     .split('/')
     .map((segment) => {
       if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      paramNames.push(segment.slice(1));
-      return '([^/]+)';
+      const [name, verb] = segment.slice(1).split(':') as [string, string | undefined];
+      paramNames.push(name);
+      return verb === undefined ? '([^/]+)' : `([^/:]+):${verb}`;
     })
     .join('/');
   return { pattern, regex: new RegExp(`^${source}$`), paramNames };

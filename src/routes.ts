@@ -7,6 +7,7 @@
 //   PUBLIC_FREE   the same, and not counted by the per-address request limit (/health, for monitors)
 //   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
 //   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins
+//   A2A_RPC       as MCP, for /a2a; refusals answered as A2A JSON-RPC errors (A2A_HTTP: as HTTP+JSON ones)
 // Every route but /health takes from the per-address request limit (REQUEST_LIMIT_PER_MINUTE)
 // before anything about its path is decoded.
 //
@@ -14,6 +15,7 @@
 //   query          a credential in the query is refused (400), then the query is parsed strictly
 //   bearer         the conversation credential, for the conversation in the path
 //   trustedOrigin  a foreign Origin or Host is refused (DNS rebinding)
+//   A2A            for the A2A door: trustedOrigin, then query
 // The limits on writes (openings per hour, the daily maximum and its shares) and the poll
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
@@ -25,16 +27,27 @@ import { listingPage } from './handlers/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from './handlers/webhooks.ts';
 import { homePage, htmlPage } from './handlers/pages.ts';
 import { getListing, health, listDirectory, openApi } from './handlers/public.ts';
-import type { Handler, Policy } from './http.ts';
+import type { Handler, Policy, Reply, RestContext } from './http.ts';
 import { mcp, mcpPreflight } from './mcp/endpoint.ts';
 import { metricsPage } from './metrics.ts';
-import { MCP_DOOR } from './origins.ts';
+import { A2A_DOOR, MCP_DOOR } from './origins.ts';
+import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aOperation } from './a2a/bindings.ts';
+import { agentCardPage } from './a2a/card.ts';
+import * as a2a from './a2a/operations.ts';
 import type { Route } from './router.ts';
+import type { Query } from './validate.ts';
 
 const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
 const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
 const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
 const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
+const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal };
+const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
+// The A2A door's guards, for both bindings: the Origin and Host, then the URL.
+type A2aHandler = (ctx: RestContext & { query: Query }) => Promise<Reply>;
+const A2A = (handler: A2aHandler) => trustedOrigin(A2A_DOOR, query(handler));
+// An HTTP+JSON route: A2A's guards, then the operation, with its params from the query or the body.
+const a2aRoute = (operation: A2aOperation, params: 'query' | 'body') => A2A(a2aHttp(operation, params));
 
 const route = (method: string, pattern: string, policy: Policy, handler: Handler): Route<Handler, Policy> => ({
   method,
@@ -66,4 +79,18 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/metrics',                           PRIVATE,     query(metricsPage)),
   route('POST',    '/mcp',                               MCP,         query(trustedOrigin(MCP_DOOR, mcp))),
   route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
+  route('GET',     '/.well-known/agent-card.json',       PUBLIC,      query(agentCardPage)),
+  route('POST',    '/a2a',                               A2A_RPC,     A2A(a2aJsonRpc)),
+  route('POST',    '/a2a/message:send',                  A2A_HTTP,    a2aRoute(a2a.sendMessage, 'body')),
+  route('POST',    '/a2a/message:stream',                A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'body')),
+  route('GET',     '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'query')),
+  route('POST',    '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'body')),
+  route('POST',    '/a2a/tasks/:id:cancel',              A2A_HTTP,    a2aRoute(a2a.cancelTask, 'body')),
+  route('GET',     '/a2a/tasks/:id',                     A2A_HTTP,    a2aRoute(a2a.getTask, 'query')),
+  route('GET',     '/a2a/tasks',                         A2A_HTTP,    a2aRoute(a2a.listTasks, 'query')),
+  route('POST',    '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP, a2aRoute(a2a.createPushConfig, 'body')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP, a2aRoute(a2a.listPushConfigs, 'query')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP, a2aRoute(a2a.getPushConfig, 'query')),
+  route('DELETE',  '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP, a2aRoute(a2a.deletePushConfig, 'query')),
+  route('GET',     '/a2a/extendedAgentCard',             A2A_HTTP,    a2aRoute(a2a.unsupportedExtendedCard, 'query')),
 ];

@@ -79,7 +79,8 @@ function prepareStatements(db: DatabaseSync) {
       sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
-    setStatus: sql('UPDATE conversations SET status = ? WHERE id = ?'),
+    setStatus: sql('UPDATE conversations SET status = ?, status_changed_at = ? WHERE id = ?'),
+    statusChangedAt: sql('SELECT status_changed_at AS at FROM conversations WHERE id = ?'),
     setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
@@ -88,6 +89,8 @@ function prepareStatements(db: DatabaseSync) {
     ),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
+    newestMessages: sql(`SELECT ${MESSAGE}, idempotency_key AS key FROM messages
+      WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`),
     clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
@@ -252,8 +255,13 @@ export class Store {
   advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
     this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
   }
-  setStatus(id: string, status: ConversationStatus): void {
-    this.#sql.setStatus.run(status, id);
+  /** Sets the status the owner chose, and when (`at`, ISO 8601). */
+  setStatus(id: string, status: ConversationStatus, at: string): void {
+    this.#sql.setStatus.run(status, at, id);
+  }
+  /** When the owner last closed or reopened the conversation; null when never. */
+  statusChangedAt(id: string): string | null {
+    return (this.#sql.statusChangedAt.get(id) as { at: string | null } | undefined)?.at ?? null;
   }
   setBlocked(id: string, blocked: boolean): void {
     this.#sql.setBlocked.run(blocked ? 1 : 0, id);
@@ -272,6 +280,11 @@ export class Store {
   }
   messagesAfter(conversationId: string, after: number, limit: number): Message[] {
     return this.#sql.messagesAfter.all(conversationId, after, limit) as unknown as Message[];
+  }
+  /** The newest `limit` messages, oldest first, each with the key it was sent with (null: none). */
+  newestMessages(conversationId: string, limit: number): (Message & { key: string | null })[] {
+    const rows = this.#sql.newestMessages.all(conversationId, limit) as unknown as (Message & { key: string | null })[];
+    return rows.reverse();
   }
   /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
   clientMessagesSince(since: string): ClientMessage[] {

@@ -560,7 +560,7 @@ test('status moves open → answered → open, and a closed conversation is read
   });
   assert.equal(await status(), 'open');
 
-  service.store.setStatus(id, 'closed');
+  service.store.setStatus(id, 'closed', new Date().toISOString());
   assert.equal(await status(), 'closed');
   const refused = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
     token,
@@ -578,7 +578,7 @@ test('status moves open → answered → open, and a closed conversation is read
   const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
   assert.equal(history.body.items.length, 3);
 
-  service.store.setStatus(id, 'open');
+  service.store.setStatus(id, 'open', new Date().toISOString());
   const reopened = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
     token,
     key: newKey(),
@@ -706,7 +706,7 @@ test('checks run in the contract order, so one request never gets two answers', 
   );
   assert.equal((await post({ token, key, json: { message: 'second' } })).status, 200, 'replay beats the limit');
   assertRefused(await post({ token, key, json: { message: 'changed' } }), 409, /already used for a different message/); // idempotency before limits
-  service.store.setStatus(id, 'closed');
+  service.store.setStatus(id, 'closed', new Date().toISOString());
   assertRefused(await post({ token, key: newKey(), json: { message: 'third' } }), 410, /closed this conversation/); // state before limits
 });
 

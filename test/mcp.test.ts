@@ -504,7 +504,7 @@ test('every refusal is a tool result with the status REST would answer, worded f
     403,
     /owner has blocked/,
   );
-  service.store.setStatus(mine.id, 'closed');
+  service.store.setStatus(mine.id, 'closed', new Date().toISOString());
   await refusal(service, 'send_message', { ...credential, message: 'closed' }, 410, /owner closed this conversation/);
   clock.advance(366 * 86_400_000);
   await refusal(service, 'get_conversation', credential, 410, /This credential expired at/);

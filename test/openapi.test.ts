@@ -46,9 +46,11 @@ test("Redocly's recommended rules find nothing to fault in the served document",
 });
 
 test('the document and the router list exactly the same operations', () => {
-  // OPTIONS preflights are answered on every path and described nowhere as operations.
+  // OPTIONS preflights are answered on every path and described nowhere as operations. The
+  // A2A bindings under /a2a are described by the agent card and A2A's own specification: JSON-RPC
+  // methods and A2A's error model do not fit an OpenAPI operation (the card itself is here).
   const fromRouter = routes
-    .filter((route) => route.method !== 'OPTIONS')
+    .filter((route) => route.method !== 'OPTIONS' && !route.pattern.startsWith('/a2a'))
     .map((route) => `${route.method} ${route.pattern.replace(/:(\w+)/g, '{$1}')}`)
     .sort();
   const fromDocument = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
@@ -184,7 +186,7 @@ test('real answers match the schemas the document declares for them', async (t) 
   check('PUT', '/api/v1/conversations/{id}/webhook', await hook('PUT', { url: 'http://10.0.0.1/hook' })); // 400
   check('GET', '/api/v1/conversations/{id}/webhook', await hook('GET'));
   check('DELETE', '/api/v1/conversations/{id}/webhook', await hook('DELETE')); // 204
-  service.store.setStatus(id, 'closed');
+  service.store.setStatus(id, 'closed', new Date().toISOString());
   check('POST', '/api/v1/conversations/{id}/messages', await follow({ message: 'closed' }, newKey())); // 410
 
   for (const expected of ['201', '200', '204', '409', '429', '410', '400', '401', '403', '404', '413', '415']) {

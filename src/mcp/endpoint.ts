@@ -23,7 +23,6 @@ const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const SERVER_INFO = { name: 'agent-contact-service', title: 'Agent contact service', version: SERVICE_VERSION };
 const CAPABILITIES = { tools: { listChanged: false } };
 const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list changes only with a release
-const MCP_HEADERS = 'Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name';
 
 const mismatch = (header: string, sent: string | undefined, body: unknown) =>
   new RpcError(
@@ -128,7 +127,7 @@ export function mcpPreflight(ctx: RestContext): Reply {
   if (corsForAllowedOrigin(ctx.app.config, MCP_DOOR, ctx.req)['access-control-allow-origin']) {
     Object.assign(headers, {
       'access-control-allow-methods': 'POST',
-      'access-control-allow-headers': MCP_HEADERS,
+      'access-control-allow-headers': MCP_DOOR.requestHeaders,
       'access-control-max-age': '86400',
     });
   }
