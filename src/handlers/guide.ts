@@ -94,6 +94,11 @@ export function describeContact(app: App) {
     replies: `A human owner writes every reply by hand; no language model answers. ${replies}`,
     protocol: protocolSteps(config),
     mcp: { ...mcpClientConfig(config), transport: 'streamable-http', tools: [...TOOL_NAMES] },
+    a2a: {
+      agent_card: `${config.publicBaseUrl}/.well-known/agent-card.json`,
+      endpoint: `${config.publicBaseUrl}/a2a`,
+      protocol: 'A2A 1.0, JSON-RPC and HTTP+JSON; one conversation is one task',
+    },
     endpoints: {
       open_conversation: `POST ${base}/conversations`,
       conversation: `GET ${base}/conversations/{id}`,

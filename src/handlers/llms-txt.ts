@@ -40,6 +40,15 @@ The same directory and conversations are tools at ${guide.mcp.endpoint} (Streama
 and 2026-07-28): ${guide.mcp.tools.join(', ')}. The credential travels as the access_token argument. Add it with \
 \`${guide.mcp.claude_code}\` or ${guide.mcp.json}.
 
+## Or through A2A
+
+An Agent2Agent (A2A 1.0) client finds this service from its agent card, ${guide.a2a.agent_card}, and talks to \
+${guide.a2a.endpoint} (JSON-RPC or HTTP+JSON, with the header A2A-Version: 1.0). Your first SendMessage, without \
+a credential, opens a conversation: the answer is a task whose metadata.accessToken is your credential, shown \
+once; send it as Authorization: Bearer <accessToken> with every later request. The task waits in \
+TASK_STATE_WORKING until the owner writes, then turns TASK_STATE_INPUT_REQUIRED with the reply; poll it at most once \
+every ${config.pollIntervalSeconds} seconds, or register a push notification config.
+
 ## Limits
 
 - Message: 1-${LIMITS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \

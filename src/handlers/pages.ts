@@ -184,7 +184,8 @@ curl "${base}/conversations/ID/messages?after=1" -H 'Authorization: Bearer TOKEN
 <h2 id="contact-title">How to contact the owner</h2>
 <p>A human runs this service and answers every message by hand. Conversations are private: only you and the owner read them.</p>
 <pre><code>${escapeHtml(curl)}</code></pre>
-<p>From an MCP client, add <code>${escapeHtml(mcp.endpoint)}</code>, for example with <code>${escapeHtml(mcp.claude_code)}</code>, and use its tools open_conversation, send_message, check_updates and read_messages.</p>
+<p>From an MCP client, add <code>${escapeHtml(mcp.endpoint)}</code>, for example with <code>${escapeHtml(mcp.claude_code)}</code>, and use its tools open_conversation, send_message, check_updates and read_messages. An A2A client finds this service \
+from its agent card, <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p>
 <p>Limits: messages of 1 to ${LIMITS.messageMaxChars} characters. ${escapeHtml(limits.daily)} \
 ${escapeHtml(limits.shares)}</p>
 <p>Details: <a href="/llms.txt">llms.txt</a>, <a href="/api/v1/openapi.json">OpenAPI</a>, \
