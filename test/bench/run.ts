@@ -139,10 +139,15 @@ interface Scenario {
   readonly expectStatus: number;
   /** which service instance answers it */
   readonly server: 'main' | 'limited';
-  /** the target (issue 15): the least service req/s ÷ reference req/s */
+  /**
+   * The figure to stay above: the usual Node stack's (Fastify + better-sqlite3) req/s ÷ the
+   * reference's, as measured beside this service on 2026-11-24 (issue 21); 0 = reported only.
+   */
   readonly target: number;
-  /** an MCP scenario's REST twin, whose CPU per request it may exceed by half at most (issue 16) */
+  /** a protocol door's REST twin, whose CPU per request it may exceed by half at most */
   readonly twin?: string;
+  /** where the per-request unique key goes: the Idempotency-Key header, or the body's {{KEY}} */
+  readonly keyIn?: 'header' | 'body';
 }
 
 function luaScript(scenario: Scenario): string {
@@ -150,14 +155,16 @@ function luaScript(scenario: Scenario): string {
   for (const [name, value] of Object.entries(scenario.headers)) lines.push(`wrk.headers["${name}"] = "${value}"`);
   if (scenario.body) lines.push(`wrk.body = '${scenario.body}'`);
   if (scenario.uniqueKey) {
+    const inBody = scenario.keyIn === 'body';
     lines.push(
       'local counter = 0',
       'math.randomseed(os.time())',
       'local prefix = "bench-" .. os.time() .. "-" .. math.random(1, 1000000000) .. "-"',
       'request = function()',
       '  counter = counter + 1',
-      '  wrk.headers["Idempotency-Key"] = prefix .. counter',
-      `  return wrk.format(nil, "${scenario.path}")`,
+      inBody ? '  local body = string.gsub(wrk.body, "{{KEY}}", prefix .. counter)' : '  local body = nil',
+      inBody ? '' : '  wrk.headers["Idempotency-Key"] = prefix .. counter',
+      `  return wrk.format(nil, "${scenario.path}", nil, body)`,
       'end',
     );
   }
@@ -270,7 +277,8 @@ async function sample(
     ...scenario.headers,
     ...(scenario.uniqueKey ? { 'idempotency-key': key } : {}),
   };
-  const response = await fetch(baseUrl + scenario.path, { method: scenario.method, headers, body: scenario.body });
+  const sent = scenario.body?.replace('{{KEY}}', key);
+  const response = await fetch(baseUrl + scenario.path, { method: scenario.method, headers, body: sent });
   const body = await response.text();
   if (response.status !== scenario.expectStatus)
     throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${response.status} ${body}`);
@@ -344,7 +352,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       headers: {},
       expectStatus: 200,
       server: 'main',
-      target: 0.7,
+      target: 0.11,
     },
     {
       name: `directory search (q=${q})`,
@@ -353,7 +361,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       headers: {},
       expectStatus: 200,
       server: 'main',
-      target: 0.6,
+      target: 0.1,
     },
     {
       name: 'one listing',
@@ -362,7 +370,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       headers: {},
       expectStatus: 200,
       server: 'main',
-      target: 0.6,
+      target: 0.5,
     },
     {
       name: 'updates poll',
@@ -371,7 +379,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       headers: auth(conversation.token),
       expectStatus: 200,
       server: 'main',
-      target: 0.45,
+      target: 0.55,
     },
     {
       name: 'follow-up POST (sync FULL)',
@@ -382,7 +390,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       uniqueKey: true,
       expectStatus: 201,
       server: 'main',
-      target: 0.25,
+      target: 0.14,
     },
     {
       name: 'refused: unknown credential (401)',
@@ -391,7 +399,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       headers: auth('f'.repeat(64)),
       expectStatus: 401,
       server: 'main',
-      target: 0.5,
+      target: 0,
     },
     {
       name: 'refused: daily maximum (429)',
@@ -402,7 +410,7 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       uniqueKey: true,
       expectStatus: 429,
       server: 'limited',
-      target: 0.3,
+      target: 0,
     },
     // The MCP twins of the poll and the search; the query only tells the reference's canned answers apart.
     {
@@ -427,12 +435,42 @@ async function scenariosFor(main: Server, capped: { id: string; token: string })
       target: 0,
       twin: 'directory search',
     },
+    // The A2A twins of the poll and the follow-up, over JSON-RPC.
+    {
+      name: 'A2A GetTask',
+      method: 'POST',
+      path: '/a2a?scenario=get_task',
+      headers: { ...json, ...auth(conversation.token), 'A2A-Version': '1.0' },
+      body: a2aCall('GetTask', { id: conversation.id, historyLength: 0 }),
+      expectStatus: 200,
+      server: 'main',
+      target: 0,
+      twin: 'updates poll',
+    },
+    {
+      name: 'A2A SendMessage (follow-up)',
+      method: 'POST',
+      path: '/a2a?scenario=send_message',
+      headers: { ...json, ...auth(conversation.token), 'A2A-Version': '1.0' },
+      body: a2aCall('SendMessage', {
+        message: { messageId: '{{KEY}}', role: 'ROLE_USER', parts: [{ text: 'A benchmark follow-up message.' }] },
+        configuration: { historyLength: 0 },
+      }),
+      uniqueKey: true,
+      keyIn: 'body',
+      expectStatus: 200,
+      server: 'main',
+      target: 0,
+      twin: 'follow-up POST',
+    },
   ];
 }
 
+const a2aCall = (method: string, params: object) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
 const toolCall = (name: string, args: object) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
-const TWIN_CPU_TARGET = 1.5; // an MCP call's CPU per request, at most, against its REST twin's
+const TWIN_CPU_TARGET = 1.5; // a protocol door's CPU per request, at most, against its REST twin's
 
 // --only a,b: the scenarios whose names contain any of the comma-separated parts
 const chosen = (scenarios: Scenario[]) =>
@@ -441,8 +479,6 @@ const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits
 // Issue 15's targets beside the figures, judged on this run alone; a smoke run, one cold
 // second per scenario, only shows that the benchmark works.
 const SEEDED_TARGET = 0.9; // seeded ÷ empty, per scenario
-const RSS_TARGET = 1.15; // service ÷ reference, at most
-const STARTUP_TARGET_MS = 300;
 const verdict = (met: boolean) => (options.smoke ? 'not judged' : met ? 'met' : 'NOT MET');
 
 async function main() {
@@ -512,7 +548,9 @@ async function main() {
     const twin = results.find((other) => scenario.twin !== undefined && other.scenario.name.startsWith(scenario.twin))
       ?.comparison.other;
     const judged = !scenario.twin
-      ? `≥ ${format(scenario.target, 2)} ${verdict(ratio >= scenario.target)}`
+      ? scenario.target > 0
+        ? `> ${format(scenario.target, 2)} ${verdict(ratio > scenario.target)}`
+        : 'reported'
       : twin
         ? `${format(s.cpuUs / twin.cpuUs, 2)}× the CPU of REST (≤ ${TWIN_CPU_TARGET}: ${verdict(s.cpuUs / twin.cpuUs <= TWIN_CPU_TARGET)})`
         : 'its REST twin was not run';
@@ -531,10 +569,10 @@ async function main() {
   const rssRatio = rss.service / rss.reference;
   console.log(
     `\npeak RSS: reference ${format(rss.reference / 1024, 1)} MiB, service ${format(rss.service / 1024, 1)} MiB ` +
-      `(ratio ${format(rssRatio, 2)}; target ≤ ${RSS_TARGET}: ${verdict(rssRatio <= RSS_TARGET)})`,
+      `(ratio ${format(rssRatio, 2)})`,
   );
   console.log(
-    `start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(main.startupMs < STARTUP_TARGET_MS)}; ` +
+    `start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms (` +
       `the first start of this run, which fills the compile cache on a fresh install: ${format(firstStart.startupMs)} ms)`,
   );
 
@@ -548,9 +586,7 @@ async function main() {
     const seededLimitedPath = path.join(work, 'seeded-limited.db');
     copyFileSync(seededPath, seededLimitedPath); // the same rows, for the daily-maximum refusal
     const seeded = await startServer('src/main.ts', { ...LIFTED_LIMITS, DB_PATH: seededPath }, '/api/v1/health');
-    console.log(
-      `start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms (target < ${STARTUP_TARGET_MS} ms: ${verdict(seeded.startupMs < STARTUP_TARGET_MS)})\n`,
-    );
+    console.log(`start-up to the first 200 from /health, seeded database: ${format(seeded.startupMs)} ms\n`);
     const seededLimited = await startServer(
       'src/main.ts',
       { ...LIFTED_LIMITS, DAILY_MESSAGE_LIMIT: '1', DB_PATH: seededLimitedPath },
