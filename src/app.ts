@@ -31,7 +31,10 @@ export type App = ReturnType<typeof createApp>;
 
 const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
 
-/** The configuration as the server runs it: the public base URL resolved (its own URL when none was set), and the address it listens on. */
+/**
+ * The configuration as the server runs it: the public base URL resolved (its own URL when
+ * none was set), and the address it listens on.
+ */
 export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly listenUrl: string };
 
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
@@ -129,7 +132,8 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
      * short message, never the stack (the code path is in the source) and never a credential.
      */
     logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
-      log({ time: new Date().toISOString(), request_id: requestId, level: 'error', ...extra, error: describeError(err) });
+      const time = new Date().toISOString();
+      log({ time, request_id: requestId, level: 'error', ...extra, error: describeError(err) });
     },
 
     /** The rules every outbound request passes (outbound.ts). */

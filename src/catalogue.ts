@@ -224,9 +224,10 @@ export const CATALOGUE = {
   noPushConfig: entry(404, ['a2a'], 'No push notification config of this task has that id.',
     () => 'This task has no push notification config with that id.',
   ),
-  metricsCredential: entry(401, ['owner'], '', () => 'Send the METRICS_TOKEN as Authorization: Bearer <token>.', () => ({
-    'www-authenticate': 'Bearer',
-  })),
+  metricsCredential: entry(401, ['owner'], '',
+    () => 'Send the METRICS_TOKEN as Authorization: Bearer <token>.',
+    () => ({ 'www-authenticate': 'Bearer' }),
+  ),
   noWebhook: entry(404, ['webhook'], 'The conversation has no webhook registered.',
     () => 'This conversation has no webhook. Register one with PUT and {"url": "https://…"}.',
   ),

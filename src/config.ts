@@ -112,17 +112,21 @@ function readSecret(env: Env, name: string): string | null {
   const value = env[name];
   if (!value) return null;
   if (!/^[\x21-\x7e]{32,256}$/.test(value)) {
-    throw new ConfigError(`${name} must be 32 to 256 printable characters without spaces, such as $(openssl rand -hex 32)`);
+    const example = '$(openssl rand -hex 32)';
+    throw new ConfigError(`${name} must be 32 to 256 printable characters without spaces, such as ${example}`);
   }
   return value;
 }
 
 function readHosts(env: Env, name: string): string[] {
   const values = (env[name] ?? '').split(',').map((value) => value.trim().toLowerCase());
-  return values.filter((value) => value !== '').map((value) => {
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.:-]+)$/.test(value) || value.length > 253) {
-      throw new ConfigError(`${name} must be comma-separated host names or addresses such as 127.0.0.1, got "${value}"`);
-    }
-    return value;
-  });
+  return values
+    .filter((value) => value !== '')
+    .map((value) => {
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.:-]+)$/.test(value) || value.length > 253) {
+        const what = 'comma-separated host names or addresses such as 127.0.0.1';
+        throw new ConfigError(`${name} must be ${what}, got "${value}"`);
+      }
+      return value;
+    });
 }

@@ -54,7 +54,8 @@ export function bearer<C extends RestContext, R>(
   handler: (ctx: C & { conversation: Conversation }) => R,
 ): (ctx: C) => R {
   return (ctx) => {
-    const conversation = authenticate(ctx.app.credentials, bearerCredential(ctx.req.rawHeaders), ctx.params.id, ctx.app.now());
+    const token = bearerCredential(ctx.req.rawHeaders);
+    const conversation = authenticate(ctx.app.credentials, token, ctx.params.id, ctx.app.now());
     return handler({ ...ctx, conversation });
   };
 }

@@ -123,7 +123,11 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler, P
     };
     try {
       const reply = dispatch(exchange, router.match(exchange.method, path));
-      if (reply instanceof Promise) reply.then((r) => settle(exchange, r), (err: unknown) => fail(exchange, err));
+      if (reply instanceof Promise)
+        reply.then(
+          (r) => settle(exchange, r),
+          (err: unknown) => fail(exchange, err),
+        );
       else settle(exchange, reply);
     } catch (err) {
       fail(exchange, err);
@@ -141,7 +145,8 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     const wait = ex.app.limits.requests.take(ex.clientAddress, ex.app.now());
     if (wait > 0) throw refuse('tooManyRequests', wait);
   }
-  if (match.kind === 'not-found') throw refuse('noRoute', ex.method); // the path is not echoed: it may hold a credential
+  // The path is not echoed: it may hold a credential.
+  if (match.kind === 'not-found') throw refuse('noRoute', ex.method);
   if (match.kind === 'method-not-allowed') return preflightOrRefusal(ex, match.pattern, match.allow);
   return match.handler({
     app: ex.app,
@@ -167,7 +172,8 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
  */
 function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply {
   if (ex.method !== 'OPTIONS') throw refuse('methodNotAllowed', ex.method, pattern, allow);
-  const requestHeaders = ex.policy.cors === 'any' ? 'Authorization, Content-Type, Idempotency-Key' : ex.policy.cors.requestHeaders;
+  const { cors } = ex.policy;
+  const requestHeaders = cors === 'any' ? 'Authorization, Content-Type, Idempotency-Key' : cors.requestHeaders;
   const headers = {
     allow,
     'access-control-allow-methods': allow,

@@ -10,6 +10,7 @@ const or = (value: number, text: string) => (value === 0 ? 'unlimited' : text);
 /** Each limit as one sentence. */
 export function limitSentences(config: RunningConfig, quotas: Quotas) {
   const { dailyMaximum, conversationShare, addressShare, ownerReserve } = quotas;
+  const requests = config.requestLimitPerMinute;
   const shares = [
     conversationShare > 0 ? `one conversation may store at most ${conversationShare} messages` : '',
     addressShare > 0 ? `one address at most ${addressShare} (openings and follow-ups together)` : '',
@@ -26,10 +27,11 @@ export function limitSentences(config: RunningConfig, quotas: Quotas) {
         ? 'No sender has a share of its own beneath the daily maximum.'
         : `Fair shares of each UTC day: ${shares.join('; ')}. Over a share: 429 with Retry-After until 00:00 UTC.`,
     openings: `Openings: ${or(config.createLimitPerHour, `${config.createLimitPerHour} per address per hour`)}.`,
-    requests: `Requests: ${or(config.requestLimitPerMinute, `${config.requestLimitPerMinute} per address per minute`)}.`,
+    requests: `Requests: ${or(requests, `${requests} per address per minute`)}.`,
     polling:
       config.pollIntervalSeconds === 0
         ? 'Polling for updates is not limited.'
-        : `Poll updates at most once every ${config.pollIntervalSeconds} seconds per conversation (poll_after_seconds).`,
+        : `Poll updates at most once every ${config.pollIntervalSeconds} seconds per conversation ` +
+          '(poll_after_seconds).',
   };
 }

@@ -14,7 +14,9 @@ export const CONVERSATION_PATHS = {
       body: 'CreateConversation',
       scopes: ['post', 'open'],
       description:
-        'The credential is returned only in this response. A retry with the same key gets 409 and no credential; when the response was lost, start again with a new key. Counts toward the shared daily maximum.',
+        'The credential is returned only in this response. A retry with the same key gets 409 and no ' +
+        'credential; when the response was lost, start again with a new key (a random UUID). Counts toward ' +
+        "the shared daily maximum and the address's share of it.",
       ok: {
         '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
       },
@@ -51,7 +53,9 @@ export const CONVERSATION_PATHS = {
       body: 'FollowUp',
       scopes: ['bearer', 'post', 'follow'],
       description:
-        'A new Idempotency-Key per message. The same key with the identical body answers 200 with the original message and duplicate true; with a different body, 409.',
+        'A new Idempotency-Key per message. The same key with the identical body answers 200 with the ' +
+        'original message and duplicate true; with a different body, 409. Counts toward the day and toward ' +
+        "the conversation's and the address's shares of it.",
       ok: {
         '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
         '200': {

@@ -18,7 +18,9 @@ export const OPENAPI_DOCUMENT = {
     title: 'Private conversation and discovery service',
     version: '1.0.0',
     description:
-      'A public directory of communities and tools for AI agents, and private asynchronous conversations with the human who runs this service. Replies are written by hand; poll at most once per poll_after_seconds. See /llms.txt for a plain-text guide.',
+      'A public directory of communities and tools for AI agents, and private asynchronous conversations ' +
+      'with the human who runs this service. Replies are written by hand; poll at most once per ' +
+      'poll_after_seconds, wait for a reply, or register a webhook. See /llms.txt for a plain-text guide.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   tags: [
@@ -103,18 +105,26 @@ export const OPENAPI_DOCUMENT = {
         tags: ['mcp'],
         security: [],
         description:
-          'JSON-RPC 2.0 over Streamable HTTP, one JSON answer per request, no sessions. Revisions 2025-11-25 (initialize handshake; also 2025-06-18 and 2025-03-26) and 2026-07-28 (stateless, server/discover). Tools: search_directory, get_listing, open_conversation, send_message, check_updates, read_messages, get_conversation; the credential travels as the access_token argument.',
+          'JSON-RPC 2.0 over Streamable HTTP, one JSON answer per request, no sessions. Revisions ' +
+          '2025-11-25 (initialize handshake; also 2025-06-18 and 2025-03-26) and 2026-07-28 (stateless, ' +
+          'server/discover). Tools: search_directory, get_listing, open_conversation, send_message, ' +
+          'check_updates, read_messages, get_conversation; the credential travels as the access_token argument.',
         requestBody: { required: true, content: json(ref('JsonRpcMessage')) },
         responses: {
           '200': {
             description:
-              "A JSON-RPC response: a result, or an error in band (-32601 an unknown method in the 2025 revisions, -32602 an unknown tool). A tool's refusal is a result with isError: true and the REST error body as its text.",
+              'A JSON-RPC response: a result, or an error in band (-32601 an unknown method in the 2025 ' +
+              "revisions, -32602 an unknown tool). A tool's refusal is a result with isError: true and the " +
+              'REST error body as its text.',
             content: json(ref('JsonRpcMessage')),
           },
           '202': { description: 'A notification or a response: accepted, no body.' },
           '400': {
             description:
-              'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; -32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header without its _meta.',
+              'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch ' +
+              'included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; ' +
+              '-32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header ' +
+              'without its _meta.',
             content: json(ref('JsonRpcMessage')),
           },
           '404': {

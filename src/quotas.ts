@@ -114,7 +114,10 @@ export function usageOf(store: Store, at: number) {
     day,
     messages: store.usage.count(day, 'all'),
     ownerReplies: store.usage.count(day, 'owner'),
-    busiestConversation: { id: conversation?.sender.replace(/^conversation:/, '') ?? null, count: conversation?.count ?? 0 },
+    busiestConversation: {
+      id: conversation?.sender.replace(/^conversation:/, '') ?? null,
+      count: conversation?.count ?? 0,
+    },
     busiestAddress: { count: store.usage.busiest(day, 'address')?.count ?? 0 },
   };
 }

@@ -75,8 +75,8 @@ function prepareStatements(db: DatabaseSync) {
       'SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2',
     ),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
-    insertConversation:
-      sql(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
+    insertConversation: sql(`INSERT INTO conversations
+       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
     setStatus: sql('UPDATE conversations SET status = ?, status_changed_at = ? WHERE id = ?'),
@@ -85,7 +85,8 @@ function prepareStatements(db: DatabaseSync) {
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
     insertMessage: sql(
-      'INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?)`,
     ),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),

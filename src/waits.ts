@@ -26,7 +26,8 @@ interface Waiter {
 /** Whether the owner has written since a waiter began: a reply after `after`, a close or reopen, a block. */
 function ownerWrote(waiter: Waiter, now: Conversation | undefined): boolean {
   if (now === undefined) return true; // purged
-  return now.latest_owner_seq > waiter.after || (now.status === 'closed') !== waiter.closed || now.blocked !== waiter.blocked;
+  const closedNow = now.status === 'closed';
+  return now.latest_owner_seq > waiter.after || closedNow !== waiter.closed || now.blocked !== waiter.blocked;
 }
 
 export class ReplyWaits {
@@ -66,7 +67,8 @@ export class ReplyWaits {
         if (this.#count === 0) this.#stopWatching();
         resolve({ conversation: now, ownerWrote: wrote });
       };
-      const waiter: Waiter = { after, closed: conversation.status === 'closed', blocked: conversation.blocked, done: finish };
+      const closed = conversation.status === 'closed';
+      const waiter: Waiter = { after, closed, blocked: conversation.blocked, done: finish };
       const timeout = setTimeout(() => finish(this.#store.conversationById(conversation.id), false), seconds * 1000);
       const onAbort = () => finish(undefined, false); // the client went away: nobody to answer
       cancelled.addEventListener('abort', onAbort);

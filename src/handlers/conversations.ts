@@ -46,7 +46,8 @@ export function listMessages({ app, conversation, query }: Authenticated): Reply
 export async function postMessage(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
-  const result = await ctx.app.followUp(ctx.conversation, { message: messageText(body.message), key }, ctx.clientAddress);
+  const input = { message: messageText(body.message), key };
+  const result = await ctx.app.followUp(ctx.conversation, input, ctx.clientAddress);
   return { status: result.duplicate ? 200 : 201, body: result };
 }
 

@@ -15,7 +15,8 @@ import { SERVICE_VERSION } from '../version.ts';
 import { instructions, TOOL_NAMES } from './tool-list.ts';
 import { callTool, toolsOf } from './tools.ts';
 
-export const MCP_BODY_BYTES = 128 * 1024; // a tools/call with the largest valid message, every character escaped as \uXXXX
+// A tools/call with the largest valid message, every character escaped as \uXXXX, fits.
+export const MCP_BODY_BYTES = 128 * 1024;
 const MODERN = '2026-07-28';
 const HANDSHAKE_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const SUPPORTED_VERSIONS = [MODERN, ...HANDSHAKE_VERSIONS];
@@ -27,7 +28,8 @@ const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list c
 const mismatch = (header: string, sent: string | undefined, body: unknown) =>
   new RpcError(
     -32020,
-    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : shown(sent, 100)}, and the body says ${shown(body)}.`,
+    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : shown(sent, 100)}, ` +
+      `and the body says ${shown(body)}.`,
     400,
   );
 const unsupported = (requested: unknown) =>
@@ -94,7 +96,8 @@ async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean):
     const asked = request.params.protocolVersion;
     const protocolVersion =
       typeof asked === 'string' && HANDSHAKE_VERSIONS.includes(asked) ? asked : HANDSHAKE_VERSIONS[0];
-    return { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: instructions(ctx.app.config) };
+    const told = instructions(ctx.app.config);
+    return { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: told };
   }
   if (method === 'ping' && !modern) return {};
   if (method === 'server/discover' && modern)
@@ -119,7 +122,6 @@ async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean):
   // The 2026-07-28 revision answers an unknown method with 404; the handshake's revisions in band.
   throw new RpcError(-32601, `Method not found: ${shown(method)}.`, modern ? 404 : 200);
 }
-
 
 /** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {
