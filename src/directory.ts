@@ -3,8 +3,8 @@
 // lower() and LIKE fold ASCII only) and makes `%` and `_` in `q` literal for free.
 // The snapshot is rebuilt when another connection (the owner script) has committed
 // (commits.ts), so listing changes show on the next request. Answers are kept
-// as ready bytes with their ETag per query until then: the directory is read far more
-// than it changes.
+// as ready bytes with their ETag per query until then, within a byte budget: the directory
+// is read far more than it changes.
 
 import { hash } from 'node:crypto';
 import { watchOtherCommits } from './commits.ts';
@@ -27,7 +27,29 @@ interface Entry {
   readonly answer: Answer; // the single-listing answer
 }
 
-const MAX_CACHED_ANSWERS = 1000; // distinct queries kept; past this the cache starts over
+/** A category as the listings spell it, with how many listings have it. */
+export interface CategoryCount {
+  readonly name: string;
+  readonly count: number;
+}
+
+/** One page of a search with the listings themselves; `categories` only when nothing matched. */
+export interface Page {
+  readonly items: Listing[];
+  readonly total: number;
+  readonly next_offset: number | null;
+  readonly categories?: CategoryCount[];
+}
+
+// 8 MiB of cached answers: a full page of 100 shipped listings is about 300 KiB, so the hot set
+// (each kind's first pages, the categories) fits many times over, and a miss costs only a filter
+// over listings already in memory. A count of entries bounded nothing: 999 distinct full pages
+// took the server from 104 to 250 MiB.
+export const ANSWER_CACHE_BUDGET_BYTES = 8 * 1024 * 1024;
+// What one cached answer costs beside its bytes and its key: the Map entry, the Answer and
+// Buffer objects and the ETag string. A generous guess, so that thousands of tiny answers
+// (an empty page is a few hundred bytes) are bounded too.
+const ANSWER_OVERHEAD_BYTES = 512;
 
 /** A strong ETag for some bytes. */
 export function etagOf(bytes: Buffer): string {
@@ -40,28 +62,37 @@ export class Directory {
   readonly #listingsMayHaveChanged: () => boolean;
   #entries: Entry[] = [];
   #bySlug = new Map<string, Entry>();
-  #answers = new Map<string, Answer>();
+  #answers = new Map<string, Answer>(); // in insertion order: the oldest answer goes first
+  #cachedBytes = 0;
 
   constructor(store: Store) {
     this.#store = store;
     this.#listingsMayHaveChanged = watchOtherCommits(store);
   }
 
-  /** The list body `{ items, total, limit, offset, next_offset }` as JSON bytes. */
+  /**
+   * The list body `{ items, total, limit, offset, next_offset }` as JSON bytes; an empty
+   * answer (total 0) also names the kind's `categories`, so that a client can try one.
+   */
   list(query: DirectoryQuery): Answer {
     this.#refresh();
-    const key = `${query.kind}\u0000${query.limit}\u0000${query.offset}\u0000${query.category.toLowerCase()}\u0000${query.q.toLowerCase()}`;
+    const terms = searchTerms(query.q);
+    const key = JSON.stringify([query.kind, query.limit, query.offset, query.category.toLowerCase(), terms]);
     const cached = this.#answers.get(key);
     if (cached) return cached;
-    const { entries, total, next_offset } = this.#page(query);
+    const { entries, total, next_offset } = this.#page(query, terms);
     const items = entries.map((entry) => entry.json).join(',');
-    const bytes = Buffer.from(
-      `{"items":[${items}],"total":${total},"limit":${query.limit},"offset":${query.offset},"next_offset":${next_offset}}\n`,
-    );
+    const paging = `"total":${total},"limit":${query.limit},"offset":${query.offset},"next_offset":${next_offset}`;
+    const categories = total === 0 ? `,"categories":${JSON.stringify(this.categories(query.kind))}` : '';
+    const bytes = ownBytes(`{"items":[${items}],${paging}${categories}}\n`);
     const answer = { bytes, etag: etagOf(bytes) };
-    if (this.#answers.size >= MAX_CACHED_ANSWERS) this.#answers = new Map();
-    this.#answers.set(key, answer);
+    this.#remember(key, answer);
     return answer;
+  }
+
+  /** Bytes the answer cache holds now, by the same count as its budget. */
+  get cachedBytes(): number {
+    return this.#cachedBytes;
   }
 
   /** One listing as JSON bytes, or undefined. */
@@ -71,10 +102,12 @@ export class Directory {
   }
 
   /** The same page with the listings themselves, for the web page and the MCP door. */
-  page(query: DirectoryQuery): { items: Listing[]; total: number; next_offset: number | null } {
+  page(query: DirectoryQuery): Page {
     this.#refresh();
-    const { entries, total, next_offset } = this.#page(query);
-    return { items: entries.map((entry) => entry.listing), total, next_offset };
+    const { entries, total, next_offset } = this.#page(query, searchTerms(query.q));
+    const items = entries.map((entry) => entry.listing);
+    if (total > 0) return { items, total, next_offset };
+    return { items, total, next_offset, categories: this.categories(query.kind) };
   }
 
   /** One listing as an object, or undefined. */
@@ -84,7 +117,7 @@ export class Directory {
   }
 
   /** The categories of a kind (or of all) as the listings spell them, with how many listings each has, sorted. */
-  categories(kind: Kind | null): { name: string; count: number }[] {
+  categories(kind: Kind | null): CategoryCount[] {
     this.#refresh();
     const counts = new Map<string, { name: string; count: number }>();
     for (const entry of this.#entries) {
@@ -99,19 +132,35 @@ export class Directory {
   #refresh(): void {
     if (!this.#listingsMayHaveChanged()) return;
     this.#answers = new Map();
+    this.#cachedBytes = 0;
     this.#entries = this.#store.listingTexts().map(toEntry).sort(byNameThenSlug);
     this.#bySlug = new Map(this.#entries.map((entry) => [entry.listing.slug as string, entry]));
   }
 
+  /** Keeps an answer, first letting the oldest ones go until it fits the budget. */
+  #remember(key: string, answer: Answer): void {
+    const size = costOf(key, answer);
+    if (size > ANSWER_CACHE_BUDGET_BYTES) return; // such a page is made afresh each time
+    for (const [oldKey, old] of this.#answers) {
+      if (this.#cachedBytes + size <= ANSWER_CACHE_BUDGET_BYTES) break;
+      this.#answers.delete(oldKey);
+      this.#cachedBytes -= costOf(oldKey, old);
+    }
+    this.#answers.set(key, answer);
+    this.#cachedBytes += size;
+  }
+
   /** One page of the search; next_offset is null on the last page. */
-  #page(query: DirectoryQuery): { entries: Entry[]; total: number; next_offset: number | null } {
-    const needle = query.q.toLowerCase();
+  #page(
+    query: DirectoryQuery,
+    terms: readonly string[],
+  ): { entries: Entry[]; total: number; next_offset: number | null } {
     const category = query.category.toLowerCase();
     const matches = this.#entries.filter(
       (entry) =>
         (query.kind === null || entry.listing.kind === query.kind) &&
         (category === '' || entry.category === category) &&
-        (needle === '' || entry.searchable.some((text) => text.includes(needle))),
+        terms.every((term) => entry.searchable.some((text) => text.includes(term))),
     );
     const end = query.offset + query.limit;
     return {
@@ -120,6 +169,32 @@ export class Directory {
       next_offset: end < matches.length ? end : null,
     };
   }
+}
+
+/**
+ * The words of `q`, lower-cased: a listing matches when each one is part of its name, slug,
+ * description, category or tags. A q without white space is one word: the plain substring.
+ */
+function searchTerms(q: string): string[] {
+  return q
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((term) => term !== '');
+}
+
+/** What a cached answer counts against the budget. */
+function costOf(key: string, answer: Answer): number {
+  return answer.bytes.length + 2 * key.length + ANSWER_OVERHEAD_BYTES; // a key may be stored as UTF-16
+}
+
+/**
+ * The text as UTF-8 in memory of its own. A small Buffer.from() is a slice of a shared 8 KiB
+ * pool, which a cached answer would keep alive whole, beyond what the budget counts.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
 }
 
 function toEntry(json: string): Entry {

@@ -2,13 +2,15 @@
 // canonical field order in which every listing is stored and served.
 
 import { readFileSync } from 'node:fs';
+import { codePointLength } from './validate.ts';
 
 export type Listing = Record<string, string | Record<string, string> | unknown[]>;
 
 export const KINDS = ['community', 'tool'];
 export const STATUSES = ['documented', 'unavailable', 'limited'];
 const DETAIL_NAMES_HINT =
-  'purpose, interfaces, registration, anonymous, api, read, post_or_reply, continuity, rate_limits, pricing, open_source, verification, authentication';
+  'purpose, interfaces, registration, anonymous, api, read, post_or_reply, continuity, rate_limits, pricing, ' +
+  'open_source, verification, authentication';
 
 /** The spec's main fields, always present, in the order they are served. */
 export const REQUIRED_FIELDS = [
@@ -50,6 +52,59 @@ export const DATE_FIELDS = new Set(['verified_at', 'last_tested_at']);
 export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$';
 const KNOWN_FIELDS = new Set<string>([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]);
 
+// Length limits, in characters (Unicode code points), with room above the longest shipped
+// value. Every listing is held in memory and served whole in pages of up to 100, so one
+// runaway value would weigh on every answer and every page that shows it.
+const NAME_MAX_CHARS = 100; // a name is a title; the longest shipped is about 30
+const IDENTIFIER_MAX_CHARS = 40; // kind, status, auth_type, writes, dates: short words or YYYY-MM-DD
+const CATEGORY_MAX_CHARS = 60; // a category is a label in a filter menu; shipped ones are one word
+const TAGS_MAX_CHARS = 500; // a comma-separated line of keywords; the longest shipped is about 60
+const URL_MAX_CHARS = 2048; // the length that browsers, proxies and CDNs all accept
+const DESCRIPTION_MAX_CHARS = 1000; // a paragraph, shown in every list item; shipped ones are under 200
+const PROSE_MAX_CHARS = 2000; // a few sentences: auth_note, writes_note, rate_limits, disclosure
+const STEPS_MAX_CHARS = 4000; // quickstart, example_request and gotchas: a short how-to; shipped ones are under 400
+type Field = (typeof REQUIRED_FIELDS)[number] | (typeof OPTIONAL_FIELDS)[number];
+type TextField = Exclude<Field, 'details' | 'field_notes'>;
+/** The longest each string field may be. */
+export const FIELD_MAX_CHARS: Readonly<Record<TextField, number>> = {
+  slug: 100, // as SLUG_PATTERN says
+  kind: IDENTIFIER_MAX_CHARS,
+  name: NAME_MAX_CHARS,
+  category: CATEGORY_MAX_CHARS,
+  description: DESCRIPTION_MAX_CHARS,
+  url: URL_MAX_CHARS,
+  docs_url: URL_MAX_CHARS,
+  tags: TAGS_MAX_CHARS,
+  verified_at: IDENTIFIER_MAX_CHARS,
+  status: IDENTIFIER_MAX_CHARS,
+  entry_url: URL_MAX_CHARS,
+  entry_type: IDENTIFIER_MAX_CHARS,
+  auth_type: IDENTIFIER_MAX_CHARS,
+  auth_note: PROSE_MAX_CHARS,
+  quickstart: STEPS_MAX_CHARS,
+  example_request: STEPS_MAX_CHARS,
+  writes: IDENTIFIER_MAX_CHARS,
+  writes_note: PROSE_MAX_CHARS,
+  rate_limits: PROSE_MAX_CHARS,
+  gotchas: STEPS_MAX_CHARS,
+  tested_by: IDENTIFIER_MAX_CHARS,
+  last_tested_at: IDENTIFIER_MAX_CHARS,
+  check_status: IDENTIFIER_MAX_CHARS,
+  checked_at: IDENTIFIER_MAX_CHARS,
+  disclosure: PROSE_MAX_CHARS,
+};
+export const DETAILS_MAX_MEMBERS = 30; // the spec observes 13 member names; shipped listings use at most 8
+export const DETAIL_NAME_MAX_CHARS = 40; // a member name is an identifier such as post_or_reply
+export const DETAIL_MAX_CHARS = 2000; // one instruction, a few sentences; shipped ones are under 300
+export const FIELD_NOTES_MAX = 60; // one note per claim: every field and details member could have one
+/** The longest each member of a field note may be. */
+export const NOTE_MEMBER_MAX_CHARS: Readonly<Record<string, number>> = {
+  field: 8 + DETAIL_NAME_MAX_CHARS, // "details." and a member name
+  source: URL_MAX_CHARS,
+  note: 1000, // one sentence saying what the page says; shipped ones are under 300
+  seen_at: IDENTIFIER_MAX_CHARS,
+};
+
 /** Every problem found in a listings document; the message names listing and field. */
 export class ListingsError extends Error {
   readonly problems: readonly string[];
@@ -65,8 +120,8 @@ export function parseListings(input: unknown): Listing[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   const listings = input.map((item, index) => {
-    const label =
-      typeof item?.slug === 'string' && item.slug ? `listing ${index} ("${item.slug}")` : `listing ${index}`;
+    const named = typeof item?.slug === 'string' && item.slug !== '' && item.slug.length <= FIELD_MAX_CHARS.slug;
+    const label = named ? `listing ${index} ("${item.slug}")` : `listing ${index}`;
     const found: string[] = [];
     const listing = parseListing(item, (field, problem) => found.push(`${label}: ${field} ${problem}`));
     if (typeof item?.slug === 'string') {
@@ -119,8 +174,16 @@ function parseListing(item: unknown, problem: (field: string, text: string) => v
     if (failure) problem(field, failure);
     else listing[field] = source[field] as Listing[string];
   }
+  if (listing.details !== undefined) checkDetailLengths(listing.details as Record<string, string>, problem);
   if (Array.isArray(listing.field_notes)) checkFieldNotes(listing, problem);
   return listing;
+}
+
+/** "must be at most N characters, got M" when the text is longer than `max` code points. */
+function lengthProblem(value: string, max: number): string | null {
+  if (value.length <= max) return null; // never fewer UTF-16 units than code points: no need to count
+  const length = codePointLength(value);
+  return length > max ? `must be at most ${max} characters, got ${length}` : null;
 }
 
 const NOTE_KEYS = ['field', 'source', 'note', 'seen_at'];
@@ -139,6 +202,10 @@ function checkFieldNotes(listing: Listing, problem: (field: string, text: string
     const note = item as Record<string, unknown>;
     const extra = Object.keys(note).filter((key) => !NOTE_KEYS.includes(key));
     if (extra.length > 0) problem(at, `has unknown members (${extra.join(', ')}); allowed: ${NOTE_KEYS.join(', ')}`);
+    for (const key of NOTE_KEYS.filter((name) => typeof note[name] === 'string')) {
+      const failure = lengthProblem(note[key] as string, NOTE_MEMBER_MAX_CHARS[key] as number);
+      if (failure) return problem(`${at}.${key}`, failure); // the checks below would quote the long value
+    }
     if (typeof note.field !== 'string' || !claims.has(note.field)) {
       problem(
         `${at}.field`,
@@ -161,17 +228,14 @@ function checkFieldNotes(listing: Listing, problem: (field: string, text: string
 
 /** What is wrong with one field's value, or null. */
 function fieldProblem(field: string, value: unknown): string | null {
-  if (field === 'details') {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      return `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`;
-    const bad = Object.entries(value)
-      .filter(([, v]) => typeof v !== 'string')
-      .map(([k]) => k);
-    return bad.length > 0 ? `members must be strings (not: ${bad.join(', ')})` : null;
+  if (field === 'details') return detailsProblem(value);
+  if (field === 'field_notes') {
+    if (!Array.isArray(value)) return 'must be an array of notes { field, source, note, seen_at }';
+    return value.length > FIELD_NOTES_MAX ? `must hold at most ${FIELD_NOTES_MAX} notes, got ${value.length}` : null;
   }
-  if (field === 'field_notes')
-    return Array.isArray(value) ? null : 'must be an array of notes { field, source, note, seen_at }';
   if (typeof value !== 'string') return 'must be a string';
+  const tooLong = lengthProblem(value, FIELD_MAX_CHARS[field as TextField]);
+  if (tooLong) return tooLong; // before the checks that quote the value
   if (field === 'slug' && !new RegExp(SLUG_PATTERN).test(value))
     return `must be 1 to 100 lowercase letters, digits and inner hyphens, got "${value}"`;
   if (field === 'kind' && !KINDS.includes(value)) return `must be one of ${KINDS.join(', ')}, got "${value}"`;
@@ -183,6 +247,28 @@ function fieldProblem(field: string, value: unknown): string | null {
   if (field === 'checked_at' && value !== '' && !isDate(value))
     return `must be a date as YYYY-MM-DD or empty, got "${value}"`;
   return null;
+}
+
+/** What is wrong with `details` as a whole, or null: an object of a few short-named strings. */
+function detailsProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `must be an object of strings (members such as ${DETAIL_NAMES_HINT})`;
+  const members = Object.entries(value);
+  if (members.length > DETAILS_MAX_MEMBERS)
+    return `must have at most ${DETAILS_MAX_MEMBERS} members, got ${members.length}`;
+  const longName = members.find(([name]) => lengthProblem(name, DETAIL_NAME_MAX_CHARS) !== null);
+  if (longName) // before the message below, which names members
+    return `member names must be at most ${DETAIL_NAME_MAX_CHARS} characters, got ${codePointLength(longName[0])}`;
+  const bad = members.filter(([, v]) => typeof v !== 'string').map(([k]) => k);
+  return bad.length > 0 ? `members must be strings (not: ${bad.join(', ')})` : null;
+}
+
+/** Each details member's text within its limit, named as details.<member>. */
+function checkDetailLengths(details: Record<string, string>, problem: (field: string, text: string) => void): void {
+  for (const [name, text] of Object.entries(details)) {
+    const tooLong = lengthProblem(text, DETAIL_MAX_CHARS);
+    if (tooLong) problem(`details.${name}`, tooLong);
+  }
 }
 
 function isDate(value: string): boolean {

@@ -75,7 +75,9 @@ export const listQuery = [
   {
     name: 'q',
     in: 'query',
-    description: 'Case-insensitive substring of name, slug, description, category or tags; `%` and `_` are literal.',
+    description:
+      'Words separated by white space; a listing matches when each word is a case-insensitive substring of its ' +
+      'name, slug, description, category or tags; `%` and `_` are literal.',
     schema: { type: 'string', maxLength: LIMITS.qMaxChars },
   },
   { name: 'category', in: 'query', description: 'Exact, case-insensitive category.', schema: STRING },

@@ -98,6 +98,11 @@ export const SCHEMAS = {
     limit: { type: 'integer', minimum: 1, maximum: LIMITS.directoryLimitMax },
     offset: { type: 'integer', minimum: 0, maximum: LIMITS.directoryOffsetMax },
     next_offset: { type: ['integer', 'null'] },
+    categories: {
+      type: 'array',
+      description: 'Only in an empty answer (total 0): the categories of this kind that exist, with their counts.',
+      items: object(['name', 'count'], { name: STRING, count: { type: 'integer', minimum: 1 } }),
+    },
   }),
   Health: {
     type: 'object',

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { ANSWER_CACHE_BUDGET_BYTES, Directory } from '../src/directory.ts';
+import { parseListings } from '../src/listings.ts';
+import { Store } from '../src/store.ts';
+import type { Kind } from '../src/validate.ts';
 import { assertRefused, FIXTURE_LISTINGS, request, startTestService, upsertListingsAsOwner } from './helpers.ts';
 
 const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8')) as Record<string, unknown>[];
@@ -238,4 +242,29 @@ test('HEAD answers like GET without a body', async (t) => {
   assert.equal(head.status, 200);
   assert.equal(head.text, '');
   assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(get.text)));
+});
+
+test('the answer cache holds at most its byte budget, however many distinct queries arrive', (t) => {
+  const store = new Store(':memory:');
+  t.after(() => store.close());
+  const filler = 'Words that make each listing weigh about a kilobyte. '.repeat(15);
+  const listing = (i: number) => ({ ...fixture[1], slug: `cached-${i}`, description: `Listing ${i}. ${filler}` });
+  store.upsertListings(parseListings(Array.from({ length: 150 }, (_, i) => listing(i))));
+  const directory = new Directory(store);
+  const queryFor = (i: number) => ({
+    kind: (['tool', null, 'community'] as const)[i % 3] as Kind | null,
+    q: ['', 'listing', 'cached numbers', 'no such word'][i % 4] as string,
+    category: i % 5 === 0 ? 'DATA' : '',
+    limit: 1 + (i % 100),
+    offset: Math.floor(i / 100), // with limit, a different query each time
+  });
+  const first = directory.list(queryFor(0)).bytes;
+  let made = 0;
+  for (let i = 1; i < 3000; i++) {
+    made += directory.list(queryFor(i)).bytes.length;
+    assert.ok(directory.cachedBytes <= ANSWER_CACHE_BUDGET_BYTES, `after ${i} queries: ${directory.cachedBytes}`);
+  }
+  assert.ok(made > 4 * ANSWER_CACHE_BUDGET_BYTES, `the answers (${made} bytes) would not all have fitted`);
+  assert.ok(directory.cachedBytes > ANSWER_CACHE_BUDGET_BYTES / 2, 'the cache is still used');
+  assert.deepEqual(directory.list(queryFor(0)).bytes, first, 'an answer let go is made again the same');
 });

@@ -58,9 +58,10 @@ function searchDirectory({ app, args }: ToolContext) {
     limit: integerIn(args.limit, 'limit', SEARCH_LIMIT_DEFAULT, 1, LIMITS.directoryLimitMax),
     offset: integerIn(args.offset, 'offset', 0, 0, LIMITS.directoryOffsetMax),
   };
-  const { items, total, next_offset } = app.directory.page(query);
+  const { items, total, next_offset, categories } = app.directory.page(query);
   const summaries = items.map((item) => Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, item[field]])));
-  return { items: summaries, total, limit: query.limit, offset: query.offset, next_offset };
+  const page = { items: summaries, total, limit: query.limit, offset: query.offset, next_offset };
+  return categories === undefined ? page : { ...page, categories }; // categories: only when nothing matched
 }
 
 function getListing({ app, args }: ToolContext) {
