@@ -159,7 +159,10 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     note: (fields) => Object.assign(ex.notes, fields),
     whenGone: () => {
       const gone = new AbortController();
-      ex.res.once('close', () => gone.abort()); // after the answer too: then nobody waits on it
+      // Aborted only when the client left first: aborting makes an error object, which costs.
+      ex.res.once('close', () => {
+        if (!ex.res.writableEnded) gone.abort();
+      });
       return gone.signal;
     },
   });

@@ -21,7 +21,7 @@ export async function pollUpdates(
   conversation: Conversation,
   after: number,
   waitSeconds: number,
-  cancelled: AbortSignal,
+  whenGone: () => AbortSignal,
 ) {
   const intervalSeconds = app.config.pollIntervalSeconds;
   // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
@@ -29,7 +29,7 @@ export async function pollUpdates(
   const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: holds ? waitSeconds : 0 };
   const answer = checkUpdates(conversation, after, poll);
   if (!holds) return answer;
-  const held = await app.waits.wait(conversation, after, waitSeconds, cancelled);
+  const held = await app.waits.wait(conversation, after, waitSeconds, whenGone());
   app.limits.polls.release(conversation.id, app.now(), held.ownerWrote);
   return updatesRecord(afterWaiting(held.conversation, app.now()), after, intervalSeconds);
 }

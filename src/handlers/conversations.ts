@@ -56,5 +56,5 @@ export async function getUpdates(ctx: Authenticated): Promise<Reply> {
   const { app, conversation, query } = ctx;
   const after = updatesAfter(query.get('after'));
   const wait = waitSeconds(query.get('wait'), maxWaitSeconds(app.config.pollIntervalSeconds));
-  return { status: 200, body: await pollUpdates(app, conversation, after, wait, ctx.whenGone()) };
+  return { status: 200, body: await pollUpdates(app, conversation, after, wait, ctx.whenGone) };
 }

@@ -29,7 +29,7 @@ interface ToolContext {
   readonly clientAddress: string;
   readonly args: Record<string, unknown>;
   /** aborted when the client goes away: a waiting check_updates stops waiting */
-  readonly cancelled: AbortSignal;
+  readonly whenGone: () => AbortSignal;
 }
 type WithConversation = ToolContext & { conversation: Conversation };
 
@@ -88,11 +88,11 @@ function sendMessage({ app, args, conversation, clientAddress }: WithConversatio
   return app.followUp(conversation, input, clientAddress);
 }
 
-function checkUpdatesTool({ app, args, conversation, cancelled }: WithConversation) {
+function checkUpdatesTool({ app, args, conversation, whenGone }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token', 'after', 'wait']);
   const after = updatesAfter(args.after);
   const wait = waitSeconds(args.wait, mcpMaxWaitSeconds(app.config.pollIntervalSeconds));
-  return pollUpdates(app, conversation, after, wait, cancelled);
+  return pollUpdates(app, conversation, after, wait, whenGone);
 }
 
 function readMessagesTool({ app, args, conversation }: WithConversation) {
@@ -143,7 +143,7 @@ export async function callTool(
       app: ctx.app,
       clientAddress: ctx.clientAddress,
       args: (args ?? {}) as Record<string, unknown>,
-      cancelled: ctx.whenGone(),
+      whenGone: ctx.whenGone,
     })) as object;
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
   } catch (err) {
