@@ -1,17 +1,23 @@
 #!/bin/sh
 # NOTIFY_COMMAND example: append each new client message to a file the owner can tail.
 # The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ and AGENT_NAME
-# (self-declared, unverified) in the environment and the message text on stdin, one
-# notification at a time, so the entries below never interleave.
+# (self-declared, unverified; control characters already shown as escapes such as \x1b) in the
+# environment and the message text, exactly as the agent sent it, on stdin. One notification
+# runs at a time, so the entries below never interleave.
 #
 #   NOTIFY_COMMAND=/path/to/docs/notify-example.sh NOTIFY_FILE=$HOME/agent-messages.txt npm start
 #
-# To be mailed instead, replace the last line with for example:
+# The message is the agent's, so it is written so that it cannot pass for the script's own lines:
+# every line of it starts with "    | ", and control characters (C0, DEL and C1, the bytes of
+# terminal escape sequences) become "?", so `tail -f` on the file cannot be driven by an agent.
+# (GNU sed, as on Debian.)
+#
+# To be mailed instead, replace the block below with for example:
 #   mail -s "New message in $CONVERSATION_ID" owner@example.org
 set -eu
 {
   printf '%s  conversation %s  #%s  from %s (unverified)\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CONVERSATION_ID" "$MESSAGE_SEQ" "${AGENT_NAME:-(no name)}"
-  cat
+  LC_ALL=C sed -e 's/[[:cntrl:]]/?/g' -e 's/\xc2[\x80-\x9f]/?/g' -e 's/^/    | /'
   printf '\n\n'
 } >> "${NOTIFY_FILE:-$HOME/agent-messages.txt}"

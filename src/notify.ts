@@ -8,6 +8,7 @@
 
 import { spawn } from 'node:child_process';
 import type { Log } from './accesslog.ts';
+import { shown } from './terminal.ts';
 import { isoTime } from './time.ts';
 
 export interface NewClientMessage {
@@ -62,7 +63,8 @@ export function createNotifier(
         ...process.env,
         CONVERSATION_ID: event.conversationId,
         MESSAGE_SEQ: String(event.seq),
-        AGENT_NAME: event.agentName,
+        // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
+        AGENT_NAME: shown(event.agentName),
       };
       child = spawn(program, args, {
         env,

@@ -11,6 +11,7 @@ import { maintenanceCommands } from './owner/maintenance.ts';
 import { asClause, OwnerError, RUN_OWNER, type Command } from './owner/shared.ts';
 import { Refusal } from './refusals.ts';
 import { Store } from './store.ts';
+import { shown } from './terminal.ts';
 
 const COMMANDS: Record<string, Command> = { ...conversationCommands, ...maintenanceCommands };
 
@@ -57,13 +58,13 @@ async function main(argv: string[]): Promise<void> {
 
 /** One line on stderr per mistake (a list for a listings file), exit 1, nothing half-written. */
 function report(err: unknown): void {
-  const problems = err instanceof ListingsError ? err.problems : [];
-  if (problems.length > 1)
-    console.error(
-      `error: nothing was imported; ${problems.length} problems:\n${problems.map((problem) => `  ${problem}`).join('\n')}`,
-    );
-  else if (problems.length === 1) console.error(`error: nothing was imported: ${problems[0]}`);
-  else console.error(`error: ${err instanceof Refusal ? asClause(err.message) : (err as Error).message}`);
+  // A listings file, an id typed by the owner or a refusal may carry any characters: shown, never obeyed.
+  const problems = (err instanceof ListingsError ? err.problems : []).map(shown);
+  if (problems.length > 1) {
+    const list = problems.map((problem) => `  ${problem}`).join('\n');
+    console.error(`error: nothing was imported; ${problems.length} problems:\n${list}`);
+  } else if (problems.length === 1) console.error(`error: nothing was imported: ${problems[0]}`);
+  else console.error(`error: ${shown(err instanceof Refusal ? asClause(err.message) : (err as Error).message)}`);
   process.exitCode = 1;
 }
 

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
-import type { LogEntry } from '../src/accesslog.ts';
-import { createNotifier } from '../src/notify.ts';
 import {
   assertRefused,
   fakeClock,
@@ -18,8 +15,8 @@ import {
   startTestService,
   tempDir,
   type TestService,
-  waitUntil,
 } from './helpers.ts';
+import { startWatch } from './owner-watch.ts';
 
 /** Runs the owner script as a child process against the service's database. */
 const owner = (
@@ -32,33 +29,6 @@ function assertFailsWith(result: { code: number | null; stdout: string; stderr: 
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, pattern);
   assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
-}
-
-/**
- * `npm run -s owner -- watch`, as the owner starts it at a terminal: in a process group of
- * its own, so that Ctrl-C reaches npm and the script alike, as a terminal sends it.
- */
-function startWatch(t: TestContext, dbPath: string) {
-  const child = spawn('npm', ['run', '-s', 'owner', '--', 'watch'], {
-    cwd: ROOT,
-    env: { ...process.env, DB_PATH: dbPath },
-    detached: true,
-  });
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return {
-    output: () => output,
-    waitFor: (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`),
-    /** Ctrl-C, and the wait until every process of the group has closed its output. */
-    interrupt: () => {
-      process.kill(-(child.pid as number), 'SIGINT');
-      return closed;
-    },
-  };
 }
 
 async function updates(service: TestService, conversation: { id: string; token: string }, after = 0) {
@@ -92,13 +62,16 @@ test('inbox lists waiting conversations first, longest waiting on top, blocked o
     lines.map((line) => [older, newer, blocked, answered].findIndex((c) => line.includes(c.id))),
     [0, 1, 2, 3],
   );
-  assert.match(lines[0] as string, /^WAITING .* open .* 1 msgs .*first-agent \(unverified\).*client: "older question"/);
+  assert.match(
+    lines[0] as string,
+    /^WAITING .* open .* 1 message  .*first-agent \(unverified\).*client: "older question"/,
+  );
   assert.match(
     lines[2] as string,
     /^BLOCKED .* open .*client: "oldest, but blocked"/,
     'a blocked conversation does not wait for the owner',
   );
-  assert.match(lines[3] as string, /answered .* 2 msgs .*owner: "Done\."/);
+  assert.match(lines[3] as string, /answered .* 2 messages .*owner: "Done\."/);
   assert.ok(!inbox.stdout.includes(closed.id));
 
   const all = await owner(service, ['inbox', '--all', '--json']);
@@ -138,8 +111,8 @@ test('show prints the whole history with authors and times, or JSON', async (t) 
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, new RegExp(`Conversation ${conversation.id}`));
   assert.match(shown.stdout, /agent_name +scout \(unverified\)/);
-  assert.match(shown.stdout, /#1 {2}client {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n {4}line one\n {4}line two/);
-  assert.match(shown.stdout, /#2 {2}you \(owner\) {2}.* UTC\n {4}An answer\./);
+  assert.match(shown.stdout, /#1 {2}client {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n {4}\| line one\n {4}\| line two/);
+  assert.match(shown.stdout, /#2 {2}you \(owner\) {2}.* UTC\n {4}\| An answer\./);
   const json = JSON.parse((await owner(service, ['show', conversation.id, '--json'])).stdout);
   assert.equal(json.id, conversation.id);
   assert.equal(json.metadata_verified, false);
@@ -324,7 +297,7 @@ test('watch prints each new client message as it arrives and ends cleanly on Ctr
   });
   await openConversation(service.url, { message: 'a brand new conversation', metadata: { agent_name: 'newcomer' } });
   await watch.waitFor(/a brand new conversation/);
-  await watch.waitFor(/a follow-up\n {4}in two lines/);
+  await watch.waitFor(/a follow-up\n {4}\| in two lines/);
   assert.match(watch.output(), new RegExp(`${existing.id}  #2`));
   assert.match(watch.output(), /newcomer \(unverified\)/);
   assert.ok(!watch.output().includes('from before watch started'));
@@ -610,122 +583,4 @@ test('--help explains the script and each command', async (t) => {
   const replyHelp = await owner(service, ['reply', '--help']);
   assert.equal(replyHelp.code, 0);
   assert.match(replyHelp.stdout, /^Usage: npm run -s owner -- reply <id>/);
-});
-
-test('NOTIFY_COMMAND runs the documented example after each new client message', async (t) => {
-  const dir = tempDir(t);
-  const notifyFile = path.join(dir, 'messages.txt');
-  process.env.NOTIFY_FILE = notifyFile; // the notifier inherits the server's environment
-  t.after(() => delete process.env.NOTIFY_FILE);
-  const service = await startTestService(t, { env: { NOTIFY_COMMAND: path.join(ROOT, 'docs/notify-example.sh') } });
-  const conversation = await openConversation(service.url, {
-    message: 'Hello there',
-    metadata: { agent_name: 'notifier-test' },
-  });
-  const key = newKey();
-  const post = () =>
-    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
-      token: conversation.token,
-      key,
-      json: { message: 'Second\nmessage' },
-    });
-  assert.equal((await post()).status, 201);
-  assert.equal((await post()).status, 200); // a duplicate notifies nobody
-  await owner(service, ['reply', conversation.id, 'owner replies are not notified']);
-  await waitUntil(
-    () => existsSync(notifyFile) && readFileSync(notifyFile, 'utf8').split('conversation ').length === 3,
-    'two notifications were written',
-  );
-  const text = readFileSync(notifyFile, 'utf8');
-  assert.match(
-    text,
-    new RegExp(`conversation ${conversation.id}  #1  from notifier-test \\(unverified\\)\\nHello there`),
-  );
-  assert.match(
-    text,
-    new RegExp(`conversation ${conversation.id}  #2  from notifier-test \\(unverified\\)\\nSecond\\nmessage`),
-  );
-  assert.ok(!text.includes(conversation.token));
-  assert.ok(!text.includes('owner replies'));
-});
-
-test('NOTIFY_COMMAND runs one notification at a time, in the order the messages were stored', async (t) => {
-  const dir = tempDir(t);
-  const notifier = path.join(dir, 'notify.sh');
-  // Fails when another copy of itself is running, and takes long enough to overlap with one.
-  writeFileSync(
-    notifier,
-    `#!/bin/sh\nmkdir "${dir}/running" || exit 3\nsleep 0.2\necho "$MESSAGE_SEQ" >> "${dir}/seqs.txt"\nrmdir "${dir}/running"\n`,
-    { mode: 0o755 },
-  );
-  const service = await startTestService(t, { env: { NOTIFY_COMMAND: notifier } });
-  const conversation = await openConversation(service.url);
-  const followUps = [2, 3].map((n) =>
-    request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
-      token: conversation.token,
-      key: newKey(),
-      json: { message: `follow-up ${n}` },
-    }),
-  );
-  for (const response of await Promise.all(followUps)) assert.equal(response.status, 201);
-  const seqsFile = path.join(dir, 'seqs.txt');
-  const lines = () => (existsSync(seqsFile) ? readFileSync(seqsFile, 'utf8').split('\n').length - 1 : 0);
-  await waitUntil(() => lines() === 3, 'three notifications ran');
-  assert.deepEqual(
-    service.logs.filter((entry) => entry.notify === 'failed'),
-    [],
-    'no run overlapped another',
-  );
-  assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n');
-});
-
-test('notifications past the waiting limit are dropped and logged, and the rest still run', async (t) => {
-  const dir = tempDir(t);
-  const seqsFile = path.join(dir, 'seqs.txt');
-  const notifier = path.join(dir, 'notify.sh');
-  writeFileSync(notifier, `#!/bin/sh\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`, { mode: 0o755 });
-  const logs: LogEntry[] = [];
-  const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 3, timeoutMs: 30_000 });
-  // The first starts at once; three wait; the fifth finds the queue full.
-  for (let seq = 1; seq <= 5; seq++) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
-  assert.deepEqual(
-    logs.map((entry) => [entry.seq, entry.reason]),
-    [[5, '3 notifications are already waiting; this one was dropped']],
-  );
-  await waitUntil(
-    () => existsSync(seqsFile) && readFileSync(seqsFile, 'utf8').split('\n').length === 5,
-    'four notifications ran',
-  );
-  assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
-});
-
-test('a notifier still running at the time limit is killed, even one that ignores SIGTERM, and the next one runs', async (t) => {
-  const dir = tempDir(t);
-  const seqsFile = path.join(dir, 'seqs.txt');
-  const notifier = path.join(dir, 'notify.sh');
-  // The first run ignores SIGTERM and hangs; exec, so that the kill reaches the hanging process itself.
-  writeFileSync(
-    notifier,
-    `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`,
-    { mode: 0o755 },
-  );
-  const logs: LogEntry[] = [];
-  const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
-  for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', message: 'hi' });
-  await waitUntil(() => existsSync(seqsFile), 'the second notification ran');
-  assert.deepEqual(
-    logs.map((entry) => [entry.seq, entry.reason]),
-    [[1, 'killed by SIGKILL']],
-  );
-  assert.equal(readFileSync(seqsFile, 'utf8'), '2\n');
-});
-
-test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', async (t) => {
-  const service = await startTestService(t, { env: { NOTIFY_COMMAND: '/nonexistent/notify-program --flag' } });
-  const conversation = await openConversation(service.url);
-  assert.match(conversation.id, /^[0-9a-f-]{36}$/);
-  await waitUntil(() => service.logs.some((entry) => entry.notify === 'failed'), 'the failure was logged');
-  const failure = service.logs.find((entry) => entry.notify === 'failed');
-  assert.equal(failure?.conversation_id, conversation.id);
-  assert.match(String(failure?.reason), /ENOENT/);
 });

@@ -4,6 +4,7 @@ import { watchOtherCommits } from '../commits.ts';
 import { close, ownerReply, reopen, setBlocked } from '../conversations.ts';
 import { Refusal } from '../refusals.ts';
 import type { Conversation, Message, Store } from '../store.ts';
+import { shown, shownBody, shownShort } from '../terminal.ts';
 import { messageText } from '../validate.ts';
 import {
   agentLabel,
@@ -132,10 +133,14 @@ function inbox(store: Store, all: boolean, json: boolean): void {
   for (const row of rows) {
     const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
     console.log(
-      `${mark}${row.id}  ${row.status.padEnd(9)} ${String(row.last_seq).padStart(3)} msgs  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(row.metadata)}  ${row.last_author}: "${oneLine(row.last_message, 60)}"`,
+      `${mark}${row.id}  ${row.status.padEnd(9)} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
+        `${agentLabel(row.metadata)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
     );
   }
+}
+
+function messageCount(count: number): string {
+  return `${String(count).padStart(3)} ${count === 1 ? 'message ' : 'messages'}`;
 }
 
 function conversationJson(conversation: Conversation, messages: Message[]) {
@@ -154,19 +159,48 @@ function conversationJson(conversation: Conversation, messages: Message[]) {
 
 function show(store: Store, conversation: Conversation, json: boolean): void {
   const messages = allMessages(store, conversation);
-  if (json) return void console.log(JSON.stringify(conversationJson(conversation, messages), null, 2));
+  const pushes = pushTargets(store, conversation.id);
+  if (json) {
+    return void console.log(JSON.stringify({ ...conversationJson(conversation, messages), pushes }, null, 2));
+  }
   console.log(`Conversation ${conversation.id}`);
   console.log(`  status      ${conversation.status}${conversation.blocked ? ' (blocked)' : ''}`);
   console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
   for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
-    console.log(`  ${key.padEnd(11)} ${value} (unverified)`);
+    console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
+  }
+  for (const push of pushes) {
+    const label = push.kind === 'webhook' ? 'webhook' : 'a2a push';
+    console.log(`  ${label.padEnd(11)} ${shown(push.url)} (registered ${when(push.created_at)})`);
+    console.log(`              ${deliveryState(push)}`);
   }
   for (const message of messages) {
     console.log(
       `\n#${message.seq}  ${message.author === 'owner' ? 'you (owner)' : 'client'}  ${when(message.created_at)}`,
     );
-    console.log(message.message.replace(/^/gm, '    '));
+    console.log(shownBody(message.message));
   }
+}
+
+/** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */
+function pushTargets(store: Store, conversationId: string) {
+  return store.outbox.targets(conversationId).map((target) => ({
+    kind: target.kind,
+    url: target.url,
+    created_at: target.created_at,
+    last_attempt_at: target.last_attempt_at,
+    last_outcome: target.last_outcome,
+    failures_in_a_row: target.failures,
+    events_waiting: store.outbox.pending(target.id),
+  }));
+}
+
+function deliveryState(push: ReturnType<typeof pushTargets>[number]): string {
+  const waiting = `${push.events_waiting} event${push.events_waiting === 1 ? '' : 's'} waiting`;
+  if (push.last_attempt_at === null) return `nothing sent yet; ${waiting}`;
+  const failures = push.failures_in_a_row === 1 ? '1 failure' : `${push.failures_in_a_row} failures`;
+  const outcome = shown(push.last_outcome ?? '');
+  return `last attempt ${when(push.last_attempt_at)}: ${outcome}; ${failures} in a row; ${waiting}`;
 }
 
 function readStdin(): Promise<string> {
@@ -199,7 +233,7 @@ function watch(store: Store): Promise<void> {
         console.log(
           `\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`,
         );
-        console.log(message.message.replace(/^/gm, '    '));
+        console.log(shownBody(message.message));
       }
     };
     const timer = setInterval(tick, WATCH_INTERVAL_MS);

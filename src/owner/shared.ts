@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { quotasOf, type Quotas } from '../quotas.ts';
 import { refuse } from '../refusals.ts';
 import type { Conversation, Store } from '../store.ts';
+import { shownShort } from '../terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it: -s keeps npm's own lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';
@@ -55,9 +56,10 @@ export function agentName(metadata: string): string | null {
 
 export function agentLabel(metadata: string): string {
   const name = agentName(metadata);
-  return name ? `${oneLine(name, 40)} (unverified)` : '(no name given)';
+  return name ? `${shownShort(name, 40)} (unverified)` : '(no name given)';
 }
 
+/** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */
 export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;

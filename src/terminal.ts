@@ -1,0 +1,39 @@
+// The one way the owner script prints text that an agent (or a listing file) wrote. A terminal
+// obeys escape sequences: an agent name holding ESC [ 1 A ESC [ 2 K would erase the line above,
+// OSC 52 would fill the clipboard, U+202E would reverse what follows. So every control character
+// (Unicode Cc: C0, DEL, C1), every format character (Cf: bidi controls, zero-width characters)
+// and the line and paragraph separators are printed as a visible escape, `\x1b` or `\u202e`:
+// the owner sees that they were sent, and the terminal does nothing with them.
+// `--json` and `export` print the exact text; this is only for what a person reads.
+
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+function escaped(character: string): string {
+  const code = character.codePointAt(0) as number;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+/** Untrusted text on one line: a line feed too is shown as `\x0a`, never obeyed. */
+export function shown(text: string): string {
+  return text.replace(UNSAFE, escaped);
+}
+
+/** Untrusted text on one line, whitespace runs folded, cut at `max` characters. */
+export function shownShort(text: string, max: number): string {
+  const flat = shown(text.replace(/[ \t\r\n]+/g, ' ').trim());
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// What starts each line of a message body: no line of a message can start where the script's
+// own lines start, so none can pass for a header, a reply or "Stopped watching.".
+export const BODY_PREFIX = '    | ';
+
+/** A message body, each of its lines behind BODY_PREFIX; a carriage return is shown, not obeyed. */
+export function shownBody(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${BODY_PREFIX}${shown(line)}`)
+    .join('\n');
+}
