@@ -2,21 +2,16 @@
 // each statement prepared once when the database opens, every value a bound parameter. The
 // rules that decide what to write live above this file, in conversations.ts.
 
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import path from 'node:path';
-import { backup, DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from './contract.ts';
 import { migrate } from './migrations.ts';
+import { copyDatabase, createPrivately } from './store-files.ts';
 import { OutboxTable } from './store-outbox.ts';
 import { UsageTable } from './store-usage.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
 const BUSY_TIMEOUT_MS = 5000;
-
-// The database holds private conversations: readable by the service's user only, whatever the umask.
-const PRIVATE_FILE = 0o600;
-const PRIVATE_FOLDER = 0o700;
 
 export type { Author, ConversationStatus };
 
@@ -149,17 +144,8 @@ export class Store {
    * Copies the database online into `file` (created private) as one self-contained file;
    * returns what PRAGMA integrity_check says of the copy.
    */
-  async copyTo(file: string): Promise<string> {
-    closeSync(openSync(file, 'wx', PRIVATE_FILE));
-    chmodSync(file, PRIVATE_FILE); // the umask may have narrowed the mode, never widened it; this says it plainly
-    await backup(this.db, file);
-    const copy = new DatabaseSync(file);
-    try {
-      copy.exec('PRAGMA journal_mode = DELETE'); // no -wal beside it
-      return (copy.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
-    } finally {
-      copy.close();
-    }
+  copyTo(file: string): Promise<string> {
+    return copyDatabase(this.db, file);
   }
 
   /**
@@ -327,22 +313,5 @@ export class Store {
   }
   messageCount(): number {
     return (this.#sql.messageCount.get() as { count: number }).count;
-  }
-}
-
-/**
- * The database file, and its folder when missing, created private to the service's user;
- * an existing file (and its -wal and -shm) is made private too. An existing folder is left
- * as it is: it may be shared, such as /tmp.
- */
-function createPrivately(dbPath: string): void {
-  const folder = path.dirname(dbPath);
-  if (!existsSync(folder)) {
-    mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER });
-    chmodSync(folder, PRIVATE_FOLDER);
-  }
-  closeSync(openSync(dbPath, 'a', PRIVATE_FILE));
-  for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(dbPath + suffix)) chmodSync(dbPath + suffix, PRIVATE_FILE);
   }
 }

@@ -1,0 +1,133 @@
+// The database as files: created private to the service's user, copied online into a backup,
+// and a backup checked and copied back into the live database. Both copies use SQLite's backup
+// API, which works page by page inside SQLite's own locking: a running server and an open
+// `watch` are never in the way, and never see half a database. Copying a file over the live
+// database instead would be replayed over by its -wal: a restore that restores nothing.
+
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { backup, DatabaseSync } from 'node:sqlite';
+import { MIGRATIONS, migrate } from './migrations.ts';
+
+// The database holds private conversations: readable by the service's user only, whatever the umask.
+const PRIVATE_FILE = 0o600;
+const PRIVATE_FOLDER = 0o700;
+// Pages copied per step of the backup API; a whole small database in one step, so that a
+// server writing meanwhile does not make the copy start over.
+const PAGES_PER_STEP = 1_000_000;
+
+/**
+ * The database file, and its folder when missing, created private to the service's user;
+ * an existing file (and its -wal and -shm) is made private too. An existing folder is left
+ * as it is: it may be shared, such as /tmp.
+ */
+export function createPrivately(dbPath: string): void {
+  const folder = path.dirname(dbPath);
+  if (!existsSync(folder)) {
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER });
+    chmodSync(folder, PRIVATE_FOLDER);
+  }
+  closeSync(openSync(dbPath, 'a', PRIVATE_FILE));
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (existsSync(dbPath + suffix)) chmodSync(dbPath + suffix, PRIVATE_FILE);
+  }
+}
+
+/**
+ * Copies `db` online into `file`, which must not exist (created private), as one self-contained
+ * file; returns what PRAGMA integrity_check says of the copy.
+ */
+export async function copyDatabase(db: DatabaseSync, file: string): Promise<string> {
+  closeSync(openSync(file, 'wx', PRIVATE_FILE));
+  chmodSync(file, PRIVATE_FILE); // the umask may have narrowed the mode, never widened it; this says it plainly
+  await backup(db, file, { rate: PAGES_PER_STEP });
+  const copy = new DatabaseSync(file);
+  try {
+    copy.exec('PRAGMA journal_mode = DELETE'); // no -wal beside it
+    return integrity(copy);
+  } finally {
+    copy.close();
+  }
+}
+
+function integrity(db: DatabaseSync): string {
+  return (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
+}
+
+/** What a backup holds, once checked. */
+export interface BackupSummary {
+  readonly conversations: number;
+  readonly messages: number;
+  readonly schemaVersion: number;
+}
+
+/** Why a file cannot be restored, in words the owner can act on. */
+export class BackupProblem extends Error {}
+
+/** Opens a backup read-only and checks that it is whole and this service's, of a schema this code knows. */
+export function checkBackup(file: string): BackupSummary {
+  if (!existsSync(file)) throw new BackupProblem(`${file} does not exist`);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (err) {
+    throw new BackupProblem(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
+  }
+  try {
+    const check = readableIntegrity(db, file);
+    if (check !== 'ok') throw new BackupProblem(`${file} fails SQLite's integrity check: ${check}`);
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[];
+    const names = new Set(tables.map((table) => table.name));
+    if (!names.has('conversations') || !names.has('messages')) {
+      throw new BackupProblem(`${file} is an SQLite database, but not one of this service (no conversations table)`);
+    }
+    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+    if (version > MIGRATIONS.length) {
+      throw new BackupProblem(
+        `${file} was written by a newer release (schema ${version}, this code knows ${MIGRATIONS.length}); ` +
+          'restore it with that release',
+      );
+    }
+    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { conversations: count('conversations'), messages: count('messages'), schemaVersion: version };
+  } finally {
+    db.close();
+  }
+}
+
+function readableIntegrity(db: DatabaseSync, file: string): string {
+  try {
+    return integrity(db);
+  } catch (err) {
+    throw new BackupProblem(`${file} is not a readable SQLite database: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Replaces the content of the live database at `dbPath` with a checked backup, in one
+ * transaction of the live database: the backup is first copied aside and migrated to this
+ * code's schema, so a running server never sees an older schema; then that copy is written into
+ * the live database with the backup API, which other connections see as one commit.
+ */
+export async function restoreInto(dbPath: string, backupFile: string): Promise<void> {
+  const staging = `${dbPath}.restoring-${process.pid}`;
+  try {
+    const source = new DatabaseSync(backupFile, { readOnly: true });
+    try {
+      const check = await copyDatabase(source, staging);
+      if (check !== 'ok') throw new BackupProblem(`the copy of the backup fails SQLite's integrity check: ${check}`);
+    } finally {
+      source.close();
+    }
+    const migrated = new DatabaseSync(staging, { enableForeignKeyConstraints: true });
+    try {
+      migrate(migrated);
+      // SQLite keeps a WAL-mode destination in WAL mode; the tests check that it stays so.
+      await backup(migrated, dbPath, { rate: PAGES_PER_STEP });
+    } finally {
+      migrated.close();
+    }
+  } finally {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(staging + suffix, { force: true });
+  }
+}
