@@ -74,7 +74,7 @@ export const CATALOGUE = {
   ),
   unknownField: entry(400, ['post', 'mcp'], 'The body has a field the operation does not take.',
     (t: Terms, name: string, allowed: string) =>
-      `The ${t.body} has an unknown ${t.field} ${JSON.stringify(name.slice(0, 60))}; allowed: ${allowed}.`,
+      `There is an unknown ${t.field} ${JSON.stringify(name.slice(0, 60))} in the ${t.body}; allowed: ${allowed}.`,
   ),
   required: entry(400, ['post', 'mcp'], 'A required field is missing.',
     (t: Terms, name: string, what: string) => `The ${t.field} \`${name}\` is required: ${what}.`,

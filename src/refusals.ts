@@ -27,6 +27,9 @@ export const MCP_TERMS: Terms = {
   directory: 'search_directory',
 };
 
+/** How the web pages name things to a person reading them in a browser. */
+export const PAGE_TERMS: Terms = { ...REST_TERMS, directory: 'The directory on the home page' };
+
 /** Which operations can answer a refusal; `owner` ones reach only the owner script. */
 export type Scope =
   | 'any'

@@ -404,7 +404,7 @@ test('every refusal is a tool result with the status REST would answer, worded f
     'open_conversation',
     { message: 'hi', token: 'x' },
     400,
-    /unknown argument "token"; allowed: message, metadata, idempotency_key/,
+    /^There is an unknown argument "token" in the tool arguments; allowed: message, metadata, idempotency_key\.$/,
   );
   await refusal(
     service,

@@ -106,6 +106,8 @@ test('page errors are HTML pages with the right status', async (t) => {
   assert.equal(missing.status, 404);
   assert.equal(missing.headers.get('content-type'), 'text/html; charset=utf-8');
   assert.match(missing.text, /<title>Error 404<\/title>/);
+  assert.match(missing.text, /No listing has this slug\. The directory on the home page lists every slug\./);
+  assert.ok(!missing.text.includes('GET /api'), 'a person is not told to call the API');
   const badKind = await request(service.url, 'GET', '/?kind=robots');
   assert.equal(badKind.status, 400);
   assert.match(badKind.text, /kind must be community or tool/);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { etagOf } from '../directory.ts';
 import { conditionalReply, type Reply, type RestContext } from '../http.ts';
-import { asRefusal, REST_TERMS } from '../refusals.ts';
+import { asRefusal, PAGE_TERMS } from '../refusals.ts';
 import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../validate.ts';
 import { limitSentences } from '../limits-text.ts';
 import { maxWaitSeconds } from '../updates.ts';
@@ -54,7 +54,7 @@ export function htmlPage(handler: (ctx: PageContext) => Reply) {
       const body = layout(
         `Error ${refusal.status}`,
         `<h1>${refusal.status === 404 ? 'Not found' : 'That did not work'}</h1>
-<p>${escapeHtml(refusal.messageIn(REST_TERMS).replace(/`/g, ''))}</p>
+<p>${escapeHtml(refusal.messageIn(PAGE_TERMS).replace(/`/g, ''))}</p>
 <p><a href="/">Back to the directory</a></p>`,
       );
       return { status: refusal.status, body, headers: { ...refusal.headers, ...PAGE_HEADERS }, contentType: HTML_TYPE };
