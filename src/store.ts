@@ -4,46 +4,18 @@
 
 import { DatabaseSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from './contract.ts';
+import { CONVERSATION, MESSAGE, type Conversation, type Message } from './store-rows.ts';
 import { migrate } from './migrations.ts';
 import { copyDatabase, createPrivately } from './store-files.ts';
 import { OutboxTable } from './store-outbox.ts';
+import { OwnerQueries } from './store-owner.ts';
 import { UsageTable } from './store-usage.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
 const BUSY_TIMEOUT_MS = 5000;
 
-export type { Author, ConversationStatus };
-
-/** A row of conversations; metadata is the JSON object as declared, unverified. */
-export interface Conversation {
-  readonly id: string;
-  readonly status: ConversationStatus;
-  readonly blocked: 0 | 1;
-  readonly metadata: string;
-  readonly created_at: string;
-  readonly expires_at: string;
-  readonly last_seq: number;
-  readonly latest_owner_seq: number;
-}
-export interface Message {
-  readonly seq: number;
-  readonly author: Author;
-  readonly message: string;
-  readonly created_at: string;
-}
-export interface InboxRow extends Conversation {
-  readonly last_message_at: string;
-  readonly last_message: string;
-  readonly last_author: Author;
-}
-export interface ClientMessage extends Message {
-  readonly conversation_id: string;
-  readonly metadata: string;
-}
-
-const CONVERSATION = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
-const MESSAGE = 'seq, author, message, created_at';
+export type { Author, ConversationStatus, Conversation, Message };
 
 function prepareStatements(db: DatabaseSync) {
   const sql = (text: string) => db.prepare(text);
@@ -66,9 +38,6 @@ function prepareStatements(db: DatabaseSync) {
 
     conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
-    conversationIdsByPrefix: sql(
-      'SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2',
-    ),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     insertConversation: sql(`INSERT INTO conversations
        (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
@@ -87,25 +56,12 @@ function prepareStatements(db: DatabaseSync) {
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     newestMessages: sql(`SELECT ${MESSAGE}, idempotency_key AS key FROM messages
       WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?`),
-    clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
-       FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
 
     setting: sql('SELECT value FROM settings WHERE name = ?'),
     recordSetting: sql(`INSERT INTO settings (name, value) VALUES (?, ?)
                         ON CONFLICT (name) DO UPDATE SET value = excluded.value`),
     addSetting: sql('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
 
-    inbox: sql(`SELECT ${CONVERSATION.split(', ')
-      .map((c) => `c.${c}`)
-      .join(', ')},
-              m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
-       FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
-       WHERE ? OR c.status <> 'closed'
-       -- waiting for the owner first, the longest-waiting on top; then blocked ones; then the rest, newest first
-       ORDER BY c.status = 'open' AND c.blocked = 0 DESC, c.blocked DESC,
-                CASE WHEN c.status = 'open' THEN m.created_at END ASC, m.created_at DESC`),
-    allConversations: sql(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, id`),
     conversationCounts: sql('SELECT status, blocked, count(*) AS count FROM conversations GROUP BY status, blocked'),
     messageCount: sql('SELECT count(*) AS count FROM messages'),
   };
@@ -119,6 +75,8 @@ export class Store {
   readonly usage: UsageTable;
   /** Where agents asked to be told, and the events waiting for delivery (store-outbox.ts). */
   readonly outbox: OutboxTable;
+  /** What only the owner script reads: the inbox, new client messages, ids by prefix (store-owner.ts). */
+  readonly owner: OwnerQueries;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     if (dbPath !== ':memory:') createPrivately(dbPath);
@@ -130,6 +88,7 @@ export class Store {
       this.#sql = prepareStatements(this.db);
       this.usage = new UsageTable(this.db);
       this.outbox = new OutboxTable(this.db);
+      this.owner = new OwnerQueries(this.db);
     } catch (err) {
       this.db.close();
       throw err;
@@ -218,10 +177,6 @@ export class Store {
   conversationByTokenHash(tokenHash: string): Conversation | undefined {
     return this.#sql.conversationByTokenHash.get(tokenHash) as Conversation | undefined;
   }
-  /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
-  conversationIdsByPrefix(prefix: string): string[] {
-    return (this.#sql.conversationIdsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
-  }
   creationKeyUsed(key: string): boolean {
     return this.#sql.creationKeyUsed.get(key) !== undefined;
   }
@@ -273,11 +228,6 @@ export class Store {
     const rows = this.#sql.newestMessages.all(conversationId, limit) as unknown as (Message & { key: string | null })[];
     return rows.reverse();
   }
-  /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
-  clientMessagesSince(since: string): ClientMessage[] {
-    return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
-  }
-
   /** A value the server recorded (its limits, the address key); undefined when never recorded. */
   setting(name: string): string | undefined {
     return (this.#sql.setting.get(name) as { value: string } | undefined)?.value;
@@ -291,13 +241,6 @@ export class Store {
     return this.setting(name) as string;
   }
 
-  /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
-  inbox(includeClosed: boolean): InboxRow[] {
-    return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[];
-  }
-  allConversations(): Conversation[] {
-    return this.#sql.allConversations.all() as unknown as Conversation[];
-  }
   /** Unblocked conversations by status, and blocked ones apart. */
   conversationCounts(): { open: number; answered: number; closed: number; blocked: number } {
     const counts = { open: 0, answered: 0, closed: 0, blocked: 0 };

@@ -76,7 +76,7 @@ export const conversationCommands: Record<string, Command> = {
     usage: 'export [<id>]',
     summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
     run: ({ positionals: [id], store }) => {
-      const conversations = id === undefined ? store.allConversations() : [findConversation(store, id)];
+      const conversations = id === undefined ? store.owner.allConversations() : [findConversation(store, id)];
       for (const c of conversations)
         process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
     },
@@ -108,7 +108,7 @@ function allMessages(store: Store, conversation: Conversation): Message[] {
 }
 
 function inbox(store: Store, all: boolean, json: boolean): void {
-  const rows = store.inbox(all);
+  const rows = store.owner.inbox(all);
   if (json) {
     const items = rows.map(
       ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message }) => ({
@@ -169,6 +169,13 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
   for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
     console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
   }
+  // An agent that lost its credential is told to open a new conversation naming the old id.
+  for (const id of store.owner.conversationsNamedIn(conversation.id, messages)) {
+    console.log(`  names       conversation ${id}: the agent wrote its id`);
+  }
+  for (const id of store.owner.conversationsNaming(conversation.id)) {
+    console.log(`  named by    conversation ${id}: its agent wrote this id`);
+  }
   for (const push of pushes) {
     const label = push.kind === 'webhook' ? 'webhook' : 'a2a push';
     console.log(`  ${label.padEnd(11)} ${shown(push.url)} (registered ${when(push.created_at)})`);
@@ -224,7 +231,7 @@ function watch(store: Store): Promise<void> {
   return new Promise((resolve) => {
     const tick = () => {
       if (!othersCommitted()) return;
-      for (const message of store.clientMessagesSince(since)) {
+      for (const message of store.owner.clientMessagesSince(since)) {
         const key = `${message.conversation_id}/${message.seq}`;
         if (message.created_at === since && printedAtSince.has(key)) continue;
         if (message.created_at !== since) printedAtSince = new Set();
