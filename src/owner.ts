@@ -9,12 +9,16 @@ import { ListingsError } from './listings.ts';
 import { conversationCommands } from './owner/conversations.ts';
 import { maintenanceCommands } from './owner/maintenance.ts';
 import { restoreCommands } from './owner/restore.ts';
-import { asClause, OwnerError, RUN_OWNER, type Command } from './owner/shared.ts';
+import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/shared.ts';
 import { Refusal } from './refusals.ts';
 import { Store } from './store.ts';
 import { shown } from './terminal.ts';
 
-const COMMANDS: Record<string, Command> = { ...conversationCommands, ...maintenanceCommands, ...restoreCommands };
+const COMMANDS: Record<string, Command | FileCommand> = {
+  ...conversationCommands,
+  ...maintenanceCommands,
+  ...restoreCommands,
+};
 
 function help(): string {
   return [
@@ -46,8 +50,8 @@ async function main(argv: string[]): Promise<void> {
   }
   if (parsed.values.help) return void console.log(`Usage: ${RUN_OWNER} ${command.usage}\n\n${command.summary}`);
   const config = loadConfig();
-  // A restore may be the first step on a new machine: it creates the database it fills.
-  if (config.dbPath !== ':memory:' && !existsSync(config.dbPath) && name !== 'restore') {
+  if ('onFile' in command) return command.run({ positionals: parsed.positionals, config });
+  if (config.dbPath !== ':memory:' && !existsSync(config.dbPath)) {
     throw new OwnerError(`no database at ${config.dbPath}; start the server once, or set DB_PATH`);
   }
   const store = new Store(config.dbPath);

@@ -110,6 +110,7 @@ function readableIntegrity(db: DatabaseSync, file: string): string {
  * the live database with the backup API, which other connections see as one commit.
  */
 export async function restoreInto(dbPath: string, backupFile: string): Promise<void> {
+  createPrivately(dbPath); // on a new machine, the database (and its folder) the backup fills
   const staging = `${dbPath}.restoring-${process.pid}`;
   try {
     const source = new DatabaseSync(backupFile, { readOnly: true });

@@ -159,3 +159,25 @@ test('a backup of the previous schema is migrated before it reaches the running 
   t.after(() => live.close());
   assert.equal((live.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, version);
 });
+
+test('a rollback: the pre-upgrade backup is restored over a database that a newer release migrated', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'service.db');
+  const server = await startServerProcess(t, { DB_PATH: dbPath });
+  const conversation = await openConversation(server.url, { message: 'before the upgrade' });
+  const beforeUpgrade = path.join(dir, 'before-upgrade.db');
+  assert.equal((await runOwner(dbPath, ['backup', beforeUpgrade])).code, 0);
+  const atBackup = await exported(dbPath);
+  await server.stop('SIGTERM');
+  const upgraded = new DatabaseSync(dbPath); // what a newer release's migration leaves
+  upgraded.exec('CREATE TABLE from_the_future (x TEXT) STRICT; PRAGMA user_version = 999');
+  upgraded.close();
+  assert.match((await runOwner(dbPath, ['inbox'])).stderr, /newer than this code knows/);
+
+  const restored = await runOwner(dbPath, ['restore', beforeUpgrade]);
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(await exported(dbPath), atBackup);
+  const restarted = await startServerProcess(t, { DB_PATH: dbPath });
+  assert.equal((await history(restarted.url, conversation)).status, 200);
+  await restarted.stop('SIGTERM');
+});

@@ -31,6 +31,15 @@ export interface Command {
   }): Promise<void> | void;
 }
 
+/** A command that works on the database file itself and must not open (and so migrate) it first: restore. */
+export interface FileCommand {
+  readonly usage: string;
+  readonly summary: string;
+  readonly options?: undefined;
+  readonly onFile: true;
+  run(args: { positionals: string[]; config: Config }): Promise<void>;
+}
+
 /** The one conversation whose id starts with `idOrPrefix` (at least 4 characters). */
 export function findConversation(store: Store, idOrPrefix: string | undefined): Conversation {
   if (!idOrPrefix) throw new OwnerError('give a conversation id (or its first characters)');
