@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 
 if command -v systemd-analyze >/dev/null; then
   # verify wants the paths the unit names; it is run against a copy pointing at real files.
-  sed -e "s|/srv/agent-contact/node_modules/node/bin/node|$(command -v true)|" "$here/agent-contact.service" > "$work/agent-contact.service"
+  sed -e "s|/opt/node-24/bin/node|$(command -v true)|" "$here/agent-contact.service" > "$work/agent-contact.service"
   systemd-analyze verify "$work/agent-contact.service" && echo "systemd unit: ok"
 fi
 if command -v caddy >/dev/null; then
