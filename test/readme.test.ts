@@ -18,26 +18,34 @@ function shellBlock(heading: string): string {
   return block;
 }
 
-test("the README's curl walkthrough runs as written, twice, and leaves nothing in the checkout", async (t) => {
+test("the README's curl walkthrough runs as written, twice, printing the statuses it promises", async (t) => {
   const service = await startTestService(t);
   const before = readdirSync(ROOT).sort();
   for (let run = 1; run <= 2; run++) {
     const { code, stdout, stderr } = await runCommand(
       'bash',
       ['-e', '-c', shellBlock('A whole conversation with curl')],
-      { env: { BASE: `${service.url}/api/v1` } },
+      { env: { BASE: `${service.url}/api/v1`, DB_PATH: service.dbPath } },
     );
     assert.equal(code, 0, stderr);
-    const [sent, retried, updates, read] = stdout
-      .trim()
-      .split('\n')
+    const lines = stdout.trim().split('\n');
+    const statuses = lines.filter((line) => line.startsWith('→ ')).map((line) => line.slice(2));
+    assert.deepEqual(statuses, ['201', '201', '200', '200', '200', '200'], `run ${run}: ${stdout}`);
+    const [opened, sent, retried, record, updates, read] = lines
+      .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line));
+    assert.match(opened.access_token, /^[0-9a-f]{64}$/);
     assert.deepEqual([sent.duplicate, sent.message.seq], [false, 2], `run ${run}`);
     assert.deepEqual(retried, { message: sent.message, duplicate: true }, `run ${run}: the retry is stored once`);
-    assert.deepEqual([updates.status, updates.last_seq, updates.new_reply], ['open', 2, false], `run ${run}`);
-    assert.deepEqual(read, { items: [], has_more: false, next_after: 2 }, `run ${run}`);
+    assert.deepEqual([record.status, record.last_seq, record.latest_owner_seq], ['open', 2, 0]);
+    assert.ok(lines.includes(`Replied to ${opened.id} as seq 3.`), 'the owner replied');
+    assert.deepEqual([updates.status, updates.last_seq, updates.new_reply], ['answered', 3, true], `run ${run}`);
+    assert.deepEqual(
+      read.items.map((m: { author: string; message: string }) => [m.author, m.message]),
+      [['owner', 'Welcome! You are listed now.']],
+    );
   }
-  assert.equal(service.store.conversationCounts().open, 2, 'each run opened a conversation of its own');
+  assert.equal(service.store.conversationCounts().answered, 2, 'each run opened a conversation of its own');
   assert.deepEqual(readdirSync(ROOT).sort(), before, 'no credential file is left in the checkout');
 });
 
@@ -141,3 +149,27 @@ function seedReadmeConversations(dbPath: string): void {
   });
   store.close();
 }
+
+test('the README and docs/ stand alone: every link is a file of the repository, and the size of src/ is true', () => {
+  const documents = [
+    'README.md',
+    'CHANGELOG.md',
+    ...readdirSync(path.join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
+  for (const document of documents) {
+    const text = readFileSync(path.join(ROOT, document), 'utf8');
+    assert.doesNotMatch(text, /\.\.\/shared|the spec's|the contract's/, `${document} points outside the repository`);
+    for (const [, target] of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#\s]+)(#[^)]*)?\)/g)) {
+      const file = path.join(ROOT, path.dirname(document), target as string);
+      assert.ok(existsSync(file), `${document} links to ${target}, which does not exist`);
+    }
+  }
+  const stated = Number(/all of it in `src\/` \(about ([\d,]+) lines\)/.exec(README)?.[1]?.replace(',', ''));
+  const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => readFileSync(path.join(ROOT, 'src', name), 'utf8').split('\n').length - 1);
+  const actual = sources.reduce((sum, lines) => sum + lines, 0);
+  assert.ok(Math.abs(actual - stated) / actual < 0.1, `the README says about ${stated} lines; src/ has ${actual}`);
+});
