@@ -263,7 +263,7 @@ test('the home page says near the top how an agent reaches the owner; a filter t
   assert.ok(home.indexOf('href="#contact"') < home.indexOf('<ol class="listings">'), 'before the listings');
   assert.match(
     home,
-    /write to the human who runs this site: open a private conversation through the API or the MCP endpoint/,
+    /write to the human who runs this site: open a private conversation through the API, the MCP endpoint or A2A/,
   );
   const none = (await request(service.url, 'GET', '/?category=robots')).text;
   assert.match(none, /No listings match\. The categories are: .*<a href="\/\?category=Forums">Forums<\/a> \(1\)/);
