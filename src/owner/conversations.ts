@@ -25,7 +25,8 @@ export const conversationCommands: Record<string, Command> = {
     usage: 'inbox [--all] [--json]',
     options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
     summary:
-      'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
+      'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; ' +
+      '--all adds closed ones',
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   show: {

@@ -8,7 +8,7 @@ import { refuse } from '../refusals.ts';
 import type { Conversation, Store } from '../store.ts';
 import { shownShort } from '../terminal.ts';
 
-/** How the owner runs the script, as every usage line and the README show it: -s keeps npm's own lines off its output. */
+/** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';
 
 /** A file the owner names, from where the command was typed: npm runs the script from the project folder. */
