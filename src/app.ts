@@ -7,7 +7,7 @@ import { createStdoutLog, type Log } from './accesslog.ts';
 import { createBatch } from './batch.ts';
 import { startDeliveries, type DeliveryTiming } from './deliveries.ts';
 import type { Config } from './config.ts';
-import { followUp, openConversation, type Opening } from './conversations.ts';
+import { followUp, openConversation, type ClientWrite, type Opening } from './conversations.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from './directory.ts';
 import { createMetrics } from './metrics.ts';
@@ -48,14 +48,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const quotas = quotasOf(config);
   // The key of the addresses' hashes: kept in the database so that counts survive a restart.
   const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
-  const limits = {
-    requests: createRequestLimiter(config.requestLimitPerMinute),
-    polls: createPollClock(config.pollIntervalSeconds),
-  };
-  const sweeper = setInterval(() => {
-    for (const limiter of Object.values(limits)) limiter.sweep(now());
-  }, SWEEP_INTERVAL_MS);
-  sweeper.unref();
+  const { limits, stopSweeping } = startLimits(config, now);
   const batch = createBatch(store);
   const waits = new ReplyWaits(store);
   const outboundPolicy = { allowedHosts: config.outboundAllowedHosts };
@@ -82,6 +75,38 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** Polls held until the owner writes (waits.ts). */
     waits,
 
+    ...conversationWrites(store, batch, clientWrite, notifyOwner, config),
+
+    /** Any other write of a door (a webhook's registration), group-committed like the messages. */
+    write: <T>(rule: () => T): Promise<T> => batch(rule),
+
+    /** An unexpected error, logged once with the request id its client got. */
+    logUnexpected: unexpectedErrorLog(log),
+
+    /** The rules every outbound request passes (outbound.ts). */
+    outboundPolicy,
+
+    /** Before the server closes: no more deliveries, and every waiting poll answered now. */
+    stop() {
+      stopSweeping();
+      stopDeliveries();
+      waits.answerAll();
+    },
+  };
+}
+
+/**
+ * The two writes every door makes for a client, each group-committed (batch.ts) and then told
+ * to the owner's notifier: an opening and a follow-up.
+ */
+function conversationWrites(
+  store: Store,
+  batch: ReturnType<typeof createBatch>,
+  clientWrite: (clientAddress: string) => ClientWrite,
+  notifyOwner: ReturnType<typeof createNotifier>,
+  config: RunningConfig,
+) {
+  return {
     /**
      * Opens a conversation and tells the owner; the creation result holds the one-time
      * credential. `alsoWrite` runs in the same transaction (a door's push notification config).
@@ -123,28 +148,30 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       }
       return { message: result.message, duplicate: result.duplicate };
     },
+  };
+}
 
-    /** Any other write of a door (a webhook's registration), group-committed like the messages. */
-    write: <T>(rule: () => T): Promise<T> => batch(rule),
+/** The per-address request limit and the poll clock, their idle entries swept once a minute. */
+function startLimits(config: RunningConfig, now: () => number) {
+  const limits = {
+    requests: createRequestLimiter(config.requestLimitPerMinute),
+    polls: createPollClock(config.pollIntervalSeconds),
+  };
+  const sweeper = setInterval(() => {
+    for (const limiter of Object.values(limits)) limiter.sweep(now());
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  return { limits, stopSweeping: () => clearInterval(sweeper) };
+}
 
-    /**
-     * An unexpected error, logged once with the request id its client got: its kind and a
-     * short message, never the stack (the code path is in the source) and never a credential.
-     */
-    logUnexpected(requestId: string, err: unknown, extra: Record<string, string> = {}) {
-      const time = new Date().toISOString();
-      log({ time, request_id: requestId, level: 'error', ...extra, error: describeError(err) });
-    },
-
-    /** The rules every outbound request passes (outbound.ts). */
-    outboundPolicy,
-
-    /** Before the server closes: no more deliveries, and every waiting poll answered now. */
-    stop() {
-      clearInterval(sweeper);
-      stopDeliveries();
-      waits.answerAll();
-    },
+/**
+ * An unexpected error, logged once with the request id its client got: its kind and a short
+ * message, never the stack (the code path is in the source) and never a credential.
+ */
+function unexpectedErrorLog(log: Log) {
+  return (requestId: string, err: unknown, extra: Record<string, string> = {}): void => {
+    const time = new Date().toISOString();
+    log({ time, request_id: requestId, level: 'error', ...extra, error: describeError(err) });
   };
 }
 

@@ -45,58 +45,73 @@ interface Deps {
 }
 
 /** Starts the delivery loop; returns its stop function. */
-export function startDeliveries({ store, policy, now, log, timing = DELIVERY_TIMING }: Deps): () => void {
-  const inFlight = new Set<string>(); // target ids: one delivery per target at a time, in order
-  let lastCleanup = 0;
-  let stopped = false;
+export function startDeliveries(deps: Deps): () => void {
+  const loop = new DeliveryLoop(deps);
+  const timer = setInterval(() => loop.tick(), loop.timing.tickMs);
+  timer.unref();
+  setImmediate(() => loop.tick()); // what was due while the server was down goes out now
+  return () => {
+    loop.stop();
+    clearInterval(timer);
+  };
+}
 
-  const tick = () => {
-    if (stopped) return;
-    if (now() - lastCleanup > HOUR_MS) {
-      lastCleanup = now();
+/** Each tick: the due events, at most MAX_AT_ONCE in flight and one per target, in order. */
+class DeliveryLoop {
+  readonly timing: DeliveryTiming;
+  readonly #deps: Deps;
+  readonly #inFlight = new Set<string>(); // target ids: one delivery per target at a time, in order
+  #lastCleanup = 0;
+  #stopped = false;
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+    this.timing = deps.timing ?? DELIVERY_TIMING;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  tick(): void {
+    const { store, now } = this.#deps;
+    if (this.#stopped) return;
+    if (now() - this.#lastCleanup > HOUR_MS) {
+      this.#lastCleanup = now();
       store.transaction(() => store.outbox.dropFinishedBefore(now() - KEEP_FINISHED_MS));
     }
-    if (inFlight.size >= MAX_AT_ONCE) return;
+    if (this.#inFlight.size >= MAX_AT_ONCE) return;
     for (const due of store.outbox.due(now(), MAX_AT_ONCE * 4)) {
-      if (inFlight.size >= MAX_AT_ONCE) break;
-      if (inFlight.has(due.target.id)) continue;
-      inFlight.add(due.target.id);
-      deliver(due)
-        .catch((err: unknown) => {
-          // Only a database fault lands here (the request's own failures are settled); the
-          // event stays due and goes out again.
-          if (!stopped)
-            log({
-              time: isoTime(now()),
-              level: 'error',
-              delivery: 'not recorded',
-              event_id: due.id,
-              error: String(err),
-            });
-        })
-        .finally(() => inFlight.delete(due.target.id));
+      if (this.#inFlight.size >= MAX_AT_ONCE) break;
+      if (this.#inFlight.has(due.target.id)) continue;
+      this.#inFlight.add(due.target.id);
+      this.#deliver(due)
+        .catch((err: unknown) => this.#notRecorded(due, err))
+        .finally(() => this.#inFlight.delete(due.target.id));
     }
-  };
+  }
 
-  async function deliver(due: DueEvent): Promise<void> {
+  async #deliver(due: DueEvent): Promise<void> {
     let failure: string;
     try {
-      const { url, body, headers } = requestFor(due, now());
-      const answer = await sendOutbound(new URL(url), { method: 'POST', headers, body, timeoutMs: TIMEOUT_MS }, policy);
-      if (answer.status >= 200 && answer.status < 300) return settle(due, null, `delivered (${answer.status})`);
+      const { url, body, headers } = requestFor(due, this.#deps.now());
+      const request = { method: 'POST', headers, body, timeoutMs: TIMEOUT_MS } as const;
+      const answer = await sendOutbound(new URL(url), request, this.#deps.policy);
+      if (answer.status >= 200 && answer.status < 300) return this.#settle(due, null, `delivered (${answer.status})`);
       failure = `the receiver answered ${answer.status}`;
     } catch (err) {
       failure = err instanceof OutboundRefusal ? `refused: ${err.message}` : (err as Error).message;
     }
-    settle(due, failure, failure);
+    this.#settle(due, failure, failure);
   }
 
   /** Records the attempt: delivered, retried later, or given up a day after the event was written. */
-  function settle(due: DueEvent, failure: string | null, outcome: string): void {
-    if (stopped) return; // the database is closing; the event stays due
+  #settle(due: DueEvent, failure: string | null, outcome: string): void {
+    if (this.#stopped) return; // the database is closing; the event stays due
+    const { store, now, log } = this.#deps;
     const at = now();
-    const retryIn = timing.retryAfterMs[Math.min(due.attempts, timing.retryAfterMs.length - 1)] as number;
-    const givenUp = failure !== null && at + retryIn - due.created_at > timing.giveUpAfterMs;
+    const retryIn = this.timing.retryAfterMs[Math.min(due.attempts, this.timing.retryAfterMs.length - 1)] as number;
+    const givenUp = failure !== null && at + retryIn - due.created_at > this.timing.giveUpAfterMs;
     store.transaction(() => {
       store.outbox.recordAttempt(due.target.id, isoTime(at), outcome, failure === null);
       if (failure === null) store.outbox.finish(due.id, at, 'delivered');
@@ -109,13 +124,12 @@ export function startDeliveries({ store, policy, now, log, timing = DELIVERY_TIM
     log({ time: isoTime(at), level, delivery: result, event_id: due.id, kind: due.target.kind, host, outcome });
   }
 
-  const timer = setInterval(tick, timing.tickMs);
-  timer.unref();
-  setImmediate(tick); // what was due while the server was down goes out now
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+  /** Only a database fault lands here (a request's own failures are settled); the event stays due. */
+  #notRecorded(due: DueEvent, err: unknown): void {
+    if (this.#stopped) return;
+    const { now, log } = this.#deps;
+    log({ time: isoTime(now()), level: 'error', delivery: 'not recorded', event_id: due.id, error: String(err) });
+  }
 }
 
 /** The request for one event: a signed webhook, or an A2A push notification. */

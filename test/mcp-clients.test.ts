@@ -138,8 +138,8 @@ test('server.json describes the MCP endpoint for the MCP Registry, with the URL 
   );
   assert.match(server.remotes[0].url, /^https:\/\/.+\/mcp$/, 'the endpoint this service serves');
   assert.match(
-    readFileSync(path.join(ROOT, 'README.md'), 'utf8'),
-    /server\.json/,
-    'the README tells the operator what to fill in',
+    readFileSync(path.join(ROOT, 'docs/mcp.md'), 'utf8'),
+    /`server\.json`[^]*replace its `name`[^]*and the `remotes` URL/,
+    'docs/mcp.md tells the operator what to fill in',
   );
 });

@@ -9,15 +9,32 @@ import { describeContact } from './guide.ts';
 export function llmsTxt({ app }: RestContext): Reply {
   const { config } = app;
   const guide = describeContact(app);
-  const limits = limitSentences(config, app.quotas);
   const base = `${config.publicBaseUrl}/api/v1`;
-  const categories = guide.categories.map(({ name, count }) => `${name} (${count})`).join(', ');
-  const text = `# Agent contact service
+  const text = [
+    intro(guide),
+    directorySection(base, guide),
+    `## Contact the owner\n\n${guide.protocol.join('\n')}\n\n`,
+    doorsSection(guide, config.pollIntervalSeconds),
+    limitsSection(limitSentences(config, app.quotas)),
+    closing(guide, base),
+  ].join('');
+  return { status: 200, body: text, contentType: 'text/plain; charset=utf-8' };
+}
+
+type Guide = ReturnType<typeof describeContact>;
+
+function intro(guide: Guide): string {
+  return `# Agent contact service
 
 > A directory of communities and tools that AI agents can use, each with instructions for taking part, and a \
 private, asynchronous line to the one human who runs this service. ${guide.replies}
 
-## Read the directory (no credential)
+`;
+}
+
+function directorySection(base: string, guide: Guide): string {
+  const categories = guide.categories.map(({ name, count }) => `${name} (${count})`).join(', ');
+  return `## Read the directory (no credential)
 
 - GET ${base}/directory?q=&category=&limit=${LIMITS.directoryLimitDefault}&offset=0 returns {items, total, limit, \
 offset, next_offset}. q: words, each a case-insensitive part of a listing's name, slug, description, category or \
@@ -30,11 +47,11 @@ as described), limited (readable, but taking part needs approval, an invitation,
 unavailable (closed).
 - Categories: ${categories}.
 
-## Contact the owner
+`;
+}
 
-${guide.protocol.join('\n')}
-
-## Or through MCP
+function doorsSection(guide: Guide, pollIntervalSeconds: number): string {
+  return `## Or through MCP
 
 The same directory and conversations are tools at ${guide.mcp.endpoint} (Streamable HTTP; revisions 2025-11-25 \
 and 2026-07-28): ${guide.mcp.tools.join(', ')}. The credential travels as the access_token argument. Add it with \
@@ -47,9 +64,13 @@ ${guide.a2a.endpoint} (JSON-RPC or HTTP+JSON, with the header A2A-Version: 1.0).
 a credential, opens a conversation: the answer is a task whose metadata.accessToken is your credential, shown \
 once; send it as Authorization: Bearer <accessToken> with every later request. The task waits in \
 TASK_STATE_WORKING until the owner writes, then turns TASK_STATE_INPUT_REQUIRED with the reply; poll it at most once \
-every ${config.pollIntervalSeconds} seconds, or register a push notification config.
+every ${pollIntervalSeconds} seconds, or register a push notification config.
 
-## Limits
+`;
+}
+
+function limitsSection(limits: ReturnType<typeof limitSentences>): string {
+  return `## Limits
 
 - Message: 1-${LIMITS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \
 JSON body at most ${LIMITS.bodyBytes} bytes; metadata values at most ${LIMITS.metadataValueMaxChars} characters of \
@@ -62,7 +83,11 @@ plain text.
 header, never in a URL.
 - Every refusal is {"error": {"code", "message"}}; every 429 carries Retry-After in seconds.
 
-## Privacy
+`;
+}
+
+function closing(guide: Guide, base: string): string {
+  return `## Privacy
 
 ${PRIVACY_STATEMENT}
 
@@ -72,5 +97,4 @@ ${PRIVACY_STATEMENT}
 - [Contact protocol and limits as JSON](${base}/contact-info)
 - [The directory for people](${guide.documentation.web})
 `;
-  return { status: 200, body: text, contentType: 'text/plain; charset=utf-8' };
 }

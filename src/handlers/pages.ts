@@ -8,6 +8,7 @@ import { conditionalReply, type Reply, type RestContext } from '../http.ts';
 import { asRefusal, PAGE_TERMS } from '../refusals.ts';
 import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../validate.ts';
 import { limitSentences } from '../limits-text.ts';
+import type { Listing } from '../listings.ts';
 import { maxWaitSeconds } from '../updates.ts';
 import { mcpClientConfig } from './guide.ts';
 
@@ -128,25 +129,7 @@ export function homePage(ctx: PageContext): Reply {
         `<option${name.toLowerCase() === category.toLowerCase() ? ' selected' : ''}>${escapeHtml(name)}</option>`,
     )
     .join('');
-  const list = items
-    .map(
-      (listing) => `<li><article>
-<h2><a href="/listings/${encodeURIComponent(listing.slug as string)}">${escapeHtml(listing.name)}</a></h2>
-<p class="meta">${listing.kind === 'tool' ? 'Tool' : 'Community'} · ${escapeHtml(listing.category)} · \
-${escapeHtml(listing.status)}</p>
-<p>${escapeHtml(listing.description)}</p>
-</article></li>`,
-    )
-    .join('\n');
-  const previous =
-    offset > 0
-      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: Math.max(0, offset - PAGE_SIZE) }))}" rel="prev">` +
-        '← Previous</a>'
-      : '<span></span>';
-  const next =
-    next_offset !== null
-      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: next_offset }))}" rel="next">Next →</a>`
-      : '<span></span>';
+  const list = listingItems(items);
   const existing = categories
     .map(
       ({ name, count }) =>
@@ -182,10 +165,38 @@ ${kindParam ? `<input type="hidden" name="kind" value="${escapeHtml(kindParam)}"
 <ol class="listings">
 ${list}
 </ol>
-<nav class="pages" aria-label="Pages">${previous}${next}</nav>
+${pager(keep, offset, next_offset)}
 ${contactSection(ctx)}`,
     ),
   );
+}
+
+/** The listings of a page, each a short article linking to its own page. */
+function listingItems(items: readonly Listing[]): string {
+  return items
+    .map(
+      (listing) => `<li><article>
+<h2><a href="/listings/${encodeURIComponent(listing.slug as string)}">${escapeHtml(listing.name)}</a></h2>
+<p class="meta">${listing.kind === 'tool' ? 'Tool' : 'Community'} · ${escapeHtml(listing.category)} · \
+${escapeHtml(listing.status)}</p>
+<p>${escapeHtml(listing.description)}</p>
+</article></li>`,
+    )
+    .join('\n');
+}
+
+/** Previous and next links, keeping the search, filter and kind. */
+function pager(keep: Record<string, string>, offset: number, nextOffset: number | null): string {
+  const previous =
+    offset > 0
+      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: Math.max(0, offset - PAGE_SIZE) }))}" rel="prev">` +
+        '← Previous</a>'
+      : '<span></span>';
+  const next =
+    nextOffset !== null
+      ? `<a href="${escapeHtml(pageUrl({ ...keep, offset: nextOffset }))}" rel="next">Next →</a>`
+      : '<span></span>';
+  return `<nav class="pages" aria-label="Pages">${previous}${next}</nav>`;
 }
 
 function contactSection({ app }: RestContext): string {

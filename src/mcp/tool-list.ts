@@ -123,16 +123,21 @@ const SUMMARY_PAGE = inlined({
   },
 });
 
+const tool = (name: ToolName, title: string, annotations: object, outputSchema: unknown) => ({
+  name,
+  title,
+  annotations,
+  outputSchema: inlined(outputSchema),
+});
+
 /** The tools as tools/list shows them, for one running configuration. */
 export function toolList(config: RunningConfig, quotas: Quotas) {
   const limits = limitSentences(config, quotas);
-  const poll = config.pollIntervalSeconds;
-  const tool = (name: ToolName, title: string, annotations: object, outputSchema: unknown) => ({
-    name,
-    title,
-    annotations,
-    outputSchema: inlined(outputSchema),
-  });
+  return [...directoryTools(), ...writingTools(limits), ...readingTools(config.pollIntervalSeconds)];
+}
+
+/** Reading the public directory: no credential. */
+function directoryTools() {
   return [
     {
       ...tool('search_directory', 'Search the directory', READS, SUMMARY_PAGE),
@@ -166,6 +171,12 @@ export function toolList(config: RunningConfig, quotas: Quotas) {
         ['slug'],
       ),
     },
+  ];
+}
+
+/** Opening a conversation and following up: the writes, under the day's limits. */
+function writingTools(limits: ReturnType<typeof limitSentences>) {
+  return [
     {
       ...tool('open_conversation', 'Message the owner', writes(false), SCHEMAS.CreationResult),
       description:
@@ -193,6 +204,12 @@ export function toolList(config: RunningConfig, quotas: Quotas) {
         'message',
       ]),
     },
+  ];
+}
+
+/** Learning of a reply and reading the conversation, with its credential. */
+function readingTools(poll: number) {
+  return [
     {
       ...tool('check_updates', 'Check for a reply', READS, SCHEMAS.Updates),
       description:
