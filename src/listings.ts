@@ -2,6 +2,7 @@
 // canonical field order in which every listing is stored and served.
 
 import { readFileSync } from 'node:fs';
+import { CHECK_STATUSES } from './listing-check.ts';
 import { codePointLength } from './validate.ts';
 
 export type Listing = Record<string, string | Record<string, string> | unknown[]>;
@@ -27,7 +28,10 @@ export const REQUIRED_FIELDS = [
   'status',
 ] as const;
 
-/** The spec's additional fields: present only on listings that have them, never null. */
+/**
+ * The spec's additional fields, and check_note (what the last live read check found wrong):
+ * present only on listings that have them, never null.
+ */
 export const OPTIONAL_FIELDS = [
   'entry_url',
   'entry_type',
@@ -43,6 +47,7 @@ export const OPTIONAL_FIELDS = [
   'last_tested_at',
   'check_status',
   'checked_at',
+  'check_note',
   'disclosure',
   'field_notes',
 ] as const;
@@ -91,6 +96,7 @@ export const FIELD_MAX_CHARS: Readonly<Record<TextField, number>> = {
   last_tested_at: IDENTIFIER_MAX_CHARS,
   check_status: IDENTIFIER_MAX_CHARS,
   checked_at: IDENTIFIER_MAX_CHARS,
+  check_note: PROSE_MAX_CHARS,
   disclosure: PROSE_MAX_CHARS,
 };
 export const DETAILS_MAX_MEMBERS = 30; // the spec observes 13 member names; shipped listings use at most 8
@@ -137,17 +143,27 @@ export function parseListings(input: unknown): Listing[] {
 
 /** Reads and validates a listings file; throws ListingsError naming the file on any problem. */
 export function readListingsFile(file: string): Listing[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ListingsError([`cannot read ${file}: ${(err as Error).message}`]);
+  }
+  return parseListingsText(text, file);
+}
+
+/** A listings document as text, from a file or standard input; `source` names it in every problem. */
+export function parseListingsText(text: string, source: string): Listing[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
-    const problem = err instanceof SyntaxError ? `${file} is not valid JSON` : `cannot read ${file}`;
-    throw new ListingsError([`${problem}: ${(err as Error).message}`]);
+    throw new ListingsError([`${source} is not valid JSON: ${(err as Error).message}`]);
   }
   try {
     return parseListings(parsed);
   } catch (err) {
-    if (err instanceof ListingsError) throw new ListingsError(err.problems.map((p) => `${file}: ${p}`));
+    if (err instanceof ListingsError) throw new ListingsError(err.problems.map((p) => `${source}: ${p}`));
     throw err;
   }
 }
@@ -244,6 +260,8 @@ function fieldProblem(field: string, value: unknown): string | null {
     return 'must not be empty';
   if (URL_FIELDS.has(field) && !/^https?:\/\/[^\s]+$/.test(value)) return `must be an http(s) URL, got "${value}"`;
   if (DATE_FIELDS.has(field) && !isDate(value)) return `must be a date as YYYY-MM-DD, got "${value}"`;
+  if (field === 'check_status' && !(CHECK_STATUSES as readonly string[]).includes(value))
+    return `must be one of ${CHECK_STATUSES.join(', ')}, got "${value}"`;
   if (field === 'checked_at' && value !== '' && !isDate(value))
     return `must be a date as YYYY-MM-DD or empty, got "${value}"`;
   return null;
@@ -257,7 +275,8 @@ function detailsProblem(value: unknown): string | null {
   if (members.length > DETAILS_MAX_MEMBERS)
     return `must have at most ${DETAILS_MAX_MEMBERS} members, got ${members.length}`;
   const longName = members.find(([name]) => lengthProblem(name, DETAIL_NAME_MAX_CHARS) !== null);
-  if (longName) // before the message below, which names members
+  if (longName)
+    // before the message below, which names members
     return `member names must be at most ${DETAIL_NAME_MAX_CHARS} characters, got ${codePointLength(longName[0])}`;
   const bad = members.filter(([, v]) => typeof v !== 'string').map(([k]) => k);
   return bad.length > 0 ? `members must be strings (not: ${bad.join(', ')})` : null;

@@ -1,6 +1,7 @@
 // The OpenAPI document's component schemas, from the contract's constants and the Listing's
 // field lists; the MCP tools' output schemas are made from the same ones.
 
+import { CHECK_STATUSES } from './listing-check.ts';
 import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, LIMITS, METADATA_KEYS } from './contract.ts';
 import { EVENT_TYPES } from './events.ts';
 import {
@@ -43,7 +44,19 @@ function listingSchema() {
       description:
         'Participation instructions: purpose, read, post_or_reply, registration, api, authentication, rate_limits, …',
     },
-    checked_at: { type: 'string', description: 'A date, or empty when unchecked.' },
+    checked_at: { type: 'string', description: 'The day of the last live read check, or empty when unchecked.' },
+    check_status: {
+      type: 'string',
+      enum: [...CHECK_STATUSES],
+      description:
+        'The last live read check: unchecked; passed (every page and the keyless example answered as ' +
+        'promised); failed (check_note says what did not).',
+    },
+    check_note: { type: 'string', description: 'What the last read check found wrong; present only after a failure.' },
+    tested_by: {
+      type: 'string',
+      description: 'read_tested: this service ran the keyless example request and got what the listing promises.',
+    },
     field_notes: {
       type: 'array',
       items: object(['field', 'source', 'note', 'seen_at'], {

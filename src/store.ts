@@ -35,6 +35,8 @@ function prepareStatements(db: DatabaseSync) {
       'INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing',
     ),
     removeListing: sql('DELETE FROM listings WHERE slug = ?'),
+    listingBySlug: sql('SELECT listing FROM listings WHERE slug = ?'),
+    replaceListing: sql('UPDATE listings SET listing = ? WHERE slug = ?'),
 
     conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
@@ -168,6 +170,19 @@ export class Store {
   }
   removeListing(slug: string): boolean {
     return Number(this.#sql.removeListing.run(slug).changes) > 0;
+  }
+  /**
+   * Changes one stored listing in a write transaction: `change` gets the listing as stored now
+   * and returns it changed, so an import made meanwhile is changed, never overwritten. False
+   * when no listing has the slug (any more).
+   */
+  changeListing(slug: string, change: (listing: Record<string, unknown>) => unknown): boolean {
+    return this.transaction(() => {
+      const row = this.#sql.listingBySlug.get(slug) as { listing: string } | undefined;
+      if (row === undefined) return false;
+      this.#sql.replaceListing.run(JSON.stringify(change(JSON.parse(row.listing))), slug);
+      return true;
+    });
   }
 
   conversationById(id: string): Conversation | undefined {

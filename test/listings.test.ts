@@ -160,6 +160,7 @@ function atTheLimits(slug: string): Record<string, unknown> {
     slug: text(FIELD_MAX_CHARS.slug, slug),
     kind: 'tool',
     status: 'documented',
+    check_status: 'unchecked',
     quickstart: spacedSteps(FIELD_MAX_CHARS.quickstart),
     gotchas: spacedSteps(FIELD_MAX_CHARS.gotchas),
     details: Object.fromEntries(names.map((name) => [name, ' '.repeat(DETAIL_MAX_CHARS)])),
@@ -240,3 +241,18 @@ test('a listing page renders in linear time: at every limit, and past them from 
 function shipped(): Listing[] {
   return parseListings(JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')));
 }
+
+test('docs/directory.md states the shipped notes as they are: how many are first-hand, how many second-hand', () => {
+  const listings = JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')) as Listing[];
+  const notes = listings.flatMap((listing) => (listing.field_notes ?? []) as { note: string }[]);
+  const secondHand = notes.filter((note) => note.note.startsWith('Second-hand: ')).length;
+  const doc = readFileSync(path.join(ROOT, 'docs/directory.md'), 'utf8').replace(/\s+/g, ' ');
+  const stated = `holds ${listings.length} listings with ${notes.length} field notes: ${notes.length - secondHand} cite`;
+  assert.ok(doc.includes(stated), `docs/directory.md should say "${stated}"`);
+  assert.ok(doc.includes(`${secondHand} are marked \`Second-hand:\``), `${secondHand} second-hand notes`);
+  const copies = notes.filter(
+    (note) =>
+      !note.note.startsWith('Second-hand: ') && /\((read in a (copy|mirror)|quoted by clients)\)/.test(note.note),
+  );
+  assert.deepEqual(copies, [], 'a note read in a copy says so at its start');
+});

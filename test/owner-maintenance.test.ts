@@ -2,7 +2,7 @@
 // and how it reports a mistake.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
@@ -13,7 +13,6 @@ import {
   newKey,
   openConversation,
   request,
-  ROOT,
   runOwner,
   startTestService,
   tempDir,
@@ -42,7 +41,7 @@ test('listings import validates everything, upserts all or nothing, and the serv
   writeFileSync(good, JSON.stringify([changed, added]));
   const imported = await owner(service, ['listings', 'import', good]);
   assert.equal(imported.code, 0, imported.stderr);
-  assert.equal(imported.stdout.trim(), 'Imported 2 listings: 1 new, 1 updated.');
+  assert.equal(imported.stdout.trim(), 'Imported 2 listings: 1 new, 1 changed, 0 unchanged.');
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/brand-new-tool')).body.name, 'Brand New Tool');
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/zeta-forum')).body.name, 'Zeta Forum Renamed');
 
@@ -78,7 +77,15 @@ test('listings import validates everything, upserts all or nothing, and the serv
   const roundTrip = path.join(dir, 'export.json');
   writeFileSync(roundTrip, exported.stdout);
   const again = await owner(service, ['listings', 'import', roundTrip]);
-  assert.equal(again.stdout.trim(), 'Imported 13 listings: 0 new, 13 updated.');
+  assert.equal(again.stdout.trim(), 'Imported 13 listings: 0 new, 0 changed, 13 unchanged.');
+  const piped = await owner(service, ['listings', 'import', '-'], {
+    input: JSON.stringify([{ ...changed, name: 'Z' }]),
+  });
+  assert.equal(piped.stdout.trim(), 'Imported 1 listing: 0 new, 1 changed, 0 unchanged.', 'from standard input');
+  assertFailsWith(
+    await owner(service, ['listings', 'import', '-'], { input: '[{' }),
+    /standard input is not valid JSON/,
+  );
 
   assert.equal((await owner(service, ['listings', 'remove', 'brand-new-tool'])).code, 0);
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404, /No listing has this slug/);
@@ -145,7 +152,7 @@ test('listings stale lists the listings not read against their documentation for
   );
   assertFailsWith(
     await owner(service, ['listings', 'export', '--days', '3']),
-    /usage: listings import <file> \| listings export/,
+    /usage: listings import <file or -> \| listings export/,
   );
 });
 
@@ -244,53 +251,4 @@ test('purge-expired deletes conversations whose credential expired, with their m
     (await request(service.url, 'GET', `/api/v1/conversations/${current.id}`, { token: current.token })).status,
     200,
   );
-});
-
-test('bad input gets one clear line on stderr and a non-zero exit', async (t) => {
-  const service = await startTestService(t);
-  await openConversation(service.url);
-  assertFailsWith(await owner(service, ['frobnicate']), /^error: unknown command "frobnicate"; run with --help/);
-  assertFailsWith(
-    await owner(service, ['show', '00000000-0000-4000-8000-000000000000']),
-    /no conversation has an id starting with/,
-  );
-  assertFailsWith(await owner(service, ['show', 'not-an-id!']), /is not a conversation id/);
-  assertFailsWith(await owner(service, ['show']), /give a conversation id/);
-  assertFailsWith(await owner(service, ['inbox', '--bogus']), /Unknown option '--bogus'; usage: inbox/);
-  assertFailsWith(await owner(service, ['backup']), /give the file/);
-  assertFailsWith(
-    await owner({ dbPath: path.join(tempDir(t), 'none.db') }, ['inbox']),
-    /no database at .*none\.db; start the server once/,
-  );
-  assertFailsWith(
-    await owner(service, ['stats'], { env: { DAILY_MESSAGE_LIMIT: 'lots' } }),
-    /DAILY_MESSAGE_LIMIT must be a whole number/,
-  );
-  assert.ok(!existsSync(path.join(ROOT, 'data', 'none.db')));
-});
-
-test('--help explains the script and each command', async (t) => {
-  const service = await startTestService(t);
-  const help = await owner(service, ['--help']);
-  assert.equal(help.code, 0);
-  for (const command of [
-    'inbox',
-    'show',
-    'reply',
-    'close',
-    'reopen',
-    'block',
-    'unblock',
-    'export',
-    'watch',
-    'listings',
-    'stats',
-    'backup',
-    'purge-expired',
-  ]) {
-    assert.match(help.stdout, new RegExp(`^  ${command}`, 'm'));
-  }
-  const replyHelp = await owner(service, ['reply', '--help']);
-  assert.equal(replyHelp.code, 0);
-  assert.match(replyHelp.stdout, /^Usage: npm run -s owner -- reply <id>/);
 });

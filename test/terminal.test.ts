@@ -144,7 +144,8 @@ test('the notifier gets no control character in its environment, and the example
   });
   assert.equal(sent.status, 201);
   const entries = () => (existsSync(notifyFile) ? readFileSync(notifyFile, 'utf8') : '');
-  await waitUntil(() => entries().includes('#3  from nul'), 'the notification of the follow-up was written');
+  // The entry is whole once the blank line that closes it is written.
+  await waitUntil(() => /#3 {2}from nul[^]*\n\n$/.test(entries()), 'the notification of the follow-up was written');
   const text = entries();
   assert.match(text, new RegExp(`conversation ${conversation.id}  #3  from nul\\\\x00\\\\x1b\\[2J \\(unverified\\)`));
   const headers = text.split('\n').filter((line) => /^\d{4}-/.test(line));

@@ -11,6 +11,9 @@ if command -v systemd-analyze >/dev/null; then
   # verify wants the paths the unit names; it is run against a copy pointing at real files.
   sed -e "s|/opt/node-24/bin/node|$(command -v true)|" "$here/agent-contact.service" > "$work/agent-contact.service"
   systemd-analyze verify "$work/agent-contact.service" && echo "systemd unit: ok"
+  sed -e "s|/opt/node-24/bin/node|$(command -v true)|" "$here/agent-contact-check.service" > "$work/agent-contact-check.service"
+  cp "$here/agent-contact-check.timer" "$work/"
+  systemd-analyze verify "$work/agent-contact-check.service" "$work/agent-contact-check.timer" && echo "check timer: ok"
 fi
 if command -v caddy >/dev/null; then
   caddy validate --adapter caddyfile --config "$here/Caddyfile" 2>&1 | tail -1 && echo "Caddyfile: ok"

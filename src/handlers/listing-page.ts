@@ -34,8 +34,6 @@ const VALUE_WORDS: Record<string, string> = {
   none: 'None',
   html_only: 'HTML only',
   openapi: 'OpenAPI description',
-  unchecked: 'not yet called by this service',
-  read_tested: 'called by this service to read',
 };
 
 /** GET /listings/{slug} */
@@ -81,16 +79,32 @@ function sourceLinks(notes: readonly FieldNote[], field: string): string {
     .join('');
 }
 
-/** The tags, whether this service has called the listed one, and where the listing's JSON is. */
+/** The tags, where the listing's JSON is, and what this service's last live read check found. */
 function footnote(listing: Listing): string {
   const tags = String(listing.tags)
     .split(',')
     .map((tag) => tag.trim())
     .join(', ');
-  const called = inWords(listing.check_status as string) ?? 'no';
   const slug = listing.slug as string;
-  return `<p class="meta">Tags: ${escapeHtml(tags)} · Called by this service: ${escapeHtml(called)} \
-· JSON: <a href="/api/v1/directory/${encodeURIComponent(slug)}">/api/v1/directory/${escapeHtml(slug)}</a></p>`;
+  return `<p class="meta">Tags: ${escapeHtml(tags)} \
+· JSON: <a href="/api/v1/directory/${encodeURIComponent(slug)}">/api/v1/directory/${escapeHtml(slug)}</a></p>
+<p class="meta">${escapeHtml(checkSentence(listing))}</p>`;
+}
+
+/** The last read check in words: when, what passed, what failed, and whether the example was run. */
+function checkSentence(listing: Listing): string {
+  const on = String(listing.checked_at ?? '');
+  const tested =
+    listing.tested_by === 'read_tested'
+      ? ` This service last ran its example request successfully on ${String(listing.last_tested_at)}.`
+      : '';
+  if (listing.check_status === 'passed') {
+    return `Read check: on ${on} this service read its pages and found them answering.${tested}`;
+  }
+  if (listing.check_status === 'failed') {
+    return `Read check: on ${on} this service found a problem: ${String(listing.check_note ?? '')}.${tested}`;
+  }
+  return 'Read check: not yet checked by this service; the claims above rest on the documentation as read.';
 }
 
 /** A field's value as people read it: numbered steps as a list, code as code, identifiers in words. */

@@ -11,6 +11,7 @@ import {
   agentName,
   asClause,
   quotasIn,
+  readStdin,
   findConversation,
   oneLine,
   OwnerError,
@@ -209,16 +210,6 @@ function deliveryState(push: ReturnType<typeof pushTargets>[number]): string {
   const failures = push.failures_in_a_row === 1 ? '1 failure' : `${push.failures_in_a_row} failures`;
   const outcome = shown(push.last_outcome ?? '');
   return `last attempt ${when(push.last_attempt_at)}: ${outcome}; ${failures} in a row; ${waiting}`;
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => (text += chunk));
-    process.stdin.on('end', () => resolve(text));
-    process.stdin.on('error', reject);
-  });
 }
 
 function watch(store: Store): Promise<void> {

@@ -4,24 +4,29 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { purgeExpired } from '../conversations.ts';
-import { readListingsFile } from '../listings.ts';
+import { parseListingsText, readListingsFile } from '../listings.ts';
 import type { Store } from '../store.ts';
 import { usageOf } from '../quotas.ts';
 import { utcDay } from '../time.ts';
-import { quotasIn, ownerFile, OwnerError, type Command } from './shared.ts';
+import { shown } from '../terminal.ts';
+import { listingsCheck } from './listings-check.ts';
+import { quotasIn, ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
 
 const LISTINGS_USAGE =
-  'listings import <file> | listings export | listings remove <slug> | listings stale [--days N] [--json]';
+  'listings import <file or -> | listings export | listings remove <slug> | listings stale [--days N] [--json] | ' +
+  'listings check [slug …] [--timeout S] [--json]';
 const STALE_AFTER_DAYS = 90; // a quarter: long enough to be worth a re-read, short enough to catch policy changes
 const DAY_MS = 86_400_000;
 
 export const maintenanceCommands: Record<string, Command> = {
   listings: {
     usage: LISTINGS_USAGE,
-    options: { days: { type: 'string' }, json: { type: 'boolean' } },
+    options: { days: { type: 'string' }, json: { type: 'boolean' }, timeout: { type: 'string' } },
     summary:
-      'manage the directory: import validates every listing, then upserts all or nothing; stale lists those not read against their documentation for --days (90), oldest first',
-    run: ({ positionals, values, store }) => listings(store, positionals, values),
+      'manage the directory: import validates every listing (- reads stdin), then upserts all or nothing; ' +
+      'stale lists those not read against their documentation for --days (90), oldest first; check reads ' +
+      "each listing's pages and keyless example live and records the outcome on the listing",
+    run: ({ positionals, values, store, config }) => listings(store, config, positionals, values),
   },
   stats: {
     usage: 'stats [--json]',
@@ -44,9 +49,20 @@ export const maintenanceCommands: Record<string, Command> = {
   },
 };
 
-function listings(store: Store, [action, argument, ...extra]: string[], options: Record<string, unknown>): void {
-  if (action === 'stale' && argument === undefined) return stale(store, options.days, options.json === true);
-  if (extra.length > 0 || options.days !== undefined || options.json !== undefined) action = undefined;
+async function listings(
+  store: Store,
+  config: Config,
+  [action, argument, ...extra]: string[],
+  options: Record<string, unknown>,
+): Promise<void> {
+  if (action === 'check') {
+    const slugs = argument === undefined ? [] : [argument, ...extra];
+    if (options.days !== undefined) throw new OwnerError(`usage: ${LISTINGS_USAGE}`);
+    return listingsCheck(store, config, slugs, { json: options.json === true, timeout: options.timeout });
+  }
+  if (action === 'stale' && argument === undefined && options.timeout === undefined)
+    return stale(store, options.days, options.json === true);
+  if (extra.length > 0 || Object.values(options).some((value) => value !== undefined)) action = undefined;
   if (action === 'export' && argument === undefined) {
     return void console.log(
       JSON.stringify(
@@ -57,17 +73,24 @@ function listings(store: Store, [action, argument, ...extra]: string[], options:
     );
   }
   if (action === 'remove' && argument !== undefined) {
-    if (!store.removeListing(argument)) throw new OwnerError(`no listing has the slug "${argument}"`);
+    if (!store.removeListing(argument)) throw new OwnerError(`no listing has the slug "${shown(argument)}"`);
     return void console.log(`Removed ${argument}.`);
   }
-  if (action === 'import' && argument !== undefined) {
-    const incoming = readListingsFile(ownerFile(argument));
-    const existing = new Set(store.listingTexts().map((text) => (JSON.parse(text) as { slug: string }).slug));
-    store.upsertListings(incoming);
-    const added = incoming.filter((listing) => !existing.has(listing.slug as string)).length;
-    return void console.log(`Imported ${incoming.length} listings: ${added} new, ${incoming.length - added} updated.`);
-  }
+  if (action === 'import' && argument !== undefined) return importListings(store, argument);
   throw new OwnerError(`usage: ${LISTINGS_USAGE}`);
+}
+
+/** Validates the whole file, then upserts every listing in one transaction; says what changed. */
+async function importListings(store: Store, file: string): Promise<void> {
+  const incoming =
+    file === '-' ? parseListingsText(await readStdin(), 'standard input') : readListingsFile(ownerFile(file));
+  const stored = new Map(store.listingTexts().map((text) => [(JSON.parse(text) as { slug: string }).slug, text]));
+  store.upsertListings(incoming);
+  const added = incoming.filter((listing) => !stored.has(listing.slug as string)).length;
+  const same = incoming.filter((listing) => stored.get(listing.slug as string) === JSON.stringify(listing)).length;
+  const changed = incoming.length - added - same;
+  const listings = `${incoming.length} listing${incoming.length === 1 ? '' : 's'}`;
+  console.log(`Imported ${listings}: ${added} new, ${changed} changed, ${same} unchanged.`);
 }
 
 /** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
@@ -93,13 +116,17 @@ function stale(store: Store, days: unknown, json: boolean): void {
   if (json) return void console.log(JSON.stringify(old, null, 2));
   if (old.length === 0)
     return void console.log(
-      `All ${all.length} listings were read against their documentation in the last ${window} days (on or after ${cutoff}).`,
+      `All ${all.length} listings were read against their documentation in the last ${window} days ` +
+        `(on or after ${cutoff}).`,
     );
   console.log(
-    `${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} (${window} days ago), oldest first:`,
+    `${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} ` +
+      `(${window} days ago), oldest first:`,
   );
   const width = Math.max(...old.map((listing) => listing.slug.length));
-  for (const listing of old) console.log(`${listing.verified_at}  ${listing.slug.padEnd(width)}  ${listing.docs_url}`);
+  for (const listing of old) {
+    console.log(`${shown(listing.verified_at)}  ${listing.slug.padEnd(width)}  ${shown(listing.docs_url)}`);
+  }
 }
 
 function databaseBytes(config: Config): number {
