@@ -168,6 +168,8 @@ test('bad directory parameters get 400 naming the parameter and the allowed rang
     ['access_token=abc', /Never put the credential in a URL/],
     [`token=${'ab12'.repeat(16)}`, /Never put the credential in a URL/],
     [`auth=Bearer%20${'AB12'.repeat(16)}`, /Never put the credential in a URL/],
+    [`${'0f'.repeat(32)}`, /Never put the credential in a URL/], // a bare name
+    [`auth=token:${'ab12cd'.repeat(11)}`, /Never put the credential in a URL/], // after a prefix
   ];
   for (const [query, pattern] of cases) {
     for (const route of ['/api/v1/directory', '/api/v1/communities', '/api/v1/tools']) {
