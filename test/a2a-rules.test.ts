@@ -5,27 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { test } from 'node:test';
-import { openConversation, request, startTestService, type TestService } from './helpers.ts';
+import { openConversation, request, startTestService } from './helpers.ts';
 import { seededRandom } from './random.ts';
-
-const V = { 'a2a-version': '1.0' };
-
-function rpc(service: TestService, method: string, params: unknown, headers: Record<string, string> = {}) {
-  return request(service.url, 'POST', '/a2a', {
-    json: { jsonrpc: '2.0', id: 7, method, params },
-    headers: { ...V, ...headers },
-  });
-}
-const message = (text: unknown, extra: Record<string, unknown> = {}) => ({
-  message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra },
-});
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-async function openOverA2a(service: TestService) {
-  const opened = await rpc(service, 'SendMessage', message('Hello.'));
-  const task = opened.body.result.task;
-  return { id: task.id as string, token: task.metadata.accessToken as string };
-}
+import { bearer, message, openOverA2a, rpc, V } from './a2a-calls.ts';
 
 test('JSON-RPC framing: parse error, batch, unknown method, notification, GET, and the HTTP+JSON statuses', async (t) => {
   const service = await startTestService(t);

@@ -5,26 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { request, startTestService, type TestService } from './helpers.ts';
-
-const V = { 'a2a-version': '1.0' };
-
-function rpc(service: TestService, method: string, params: unknown, headers: Record<string, string> = {}) {
-  return request(service.url, 'POST', '/a2a', {
-    json: { jsonrpc: '2.0', id: 7, method, params },
-    headers: { ...V, ...headers },
-  });
-}
-const message = (text: unknown, extra: Record<string, unknown> = {}) => ({
-  message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra },
-});
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-async function openOverA2a(service: TestService) {
-  const opened = await rpc(service, 'SendMessage', message('Hello.'));
-  const task = opened.body.result.task;
-  return { id: task.id as string, token: task.metadata.accessToken as string };
-}
+import { request, startTestService } from './helpers.ts';
+import { bearer, message, openOverA2a, rpc, V } from './a2a-calls.ts';
 
 test('the agent card: required fields, both interfaces in order, no security requirement, cached with an ETag', async (t) => {
   const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://agents.example.org' } });

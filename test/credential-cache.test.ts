@@ -8,11 +8,9 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { CredentialCache } from '../src/credential-cache.ts';
 import { openConversation, ownerReply } from '../src/conversations.ts';
-import type { Quotas } from '../src/quotas.ts';
 import { Store } from '../src/store.ts';
-import { tempDir } from './helpers.ts';
+import { tempDir, UNLIMITED_QUOTAS } from './helpers.ts';
 
-const UNLIMITED: Quotas = { dailyMaximum: 0, conversationShare: 0, addressShare: 0, ownerReserve: 0, openingsPerHour: 0 };
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const digest = (token: string) => hash('sha256', token);
 
@@ -23,7 +21,7 @@ function setUp(t: TestContext, capacity?: number) {
     openConversation(
       store,
       { message: `hello ${n}`, metadata: {}, key: `cache-test-key-${n}` },
-      { at: Date.now(), quotas: UNLIMITED, address: 'test' },
+      { at: Date.now(), quotas: UNLIMITED_QUOTAS, address: 'test' },
     );
   return { store, cache: new CredentialCache(store, capacity), open };
 }

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { createBatch } from '../src/batch.ts';
 import { followUp } from '../src/conversations.ts';
-import type { Quotas } from '../src/quotas.ts';
 import { Store } from '../src/store.ts';
 import {
   newKey,
@@ -15,6 +14,7 @@ import {
   startTestService,
   tempDir,
   type ApiResponse,
+  UNLIMITED_QUOTAS,
 } from './helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
@@ -189,8 +189,6 @@ test('the credential appears only in the creation response: not in server or own
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');
 });
 
-const UNLIMITED: Quotas = { dailyMaximum: 0, conversationShare: 0, addressShare: 0, ownerReserve: 0, openingsPerHour: 0 };
-
 test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
   const service = await startTestService(t);
   const opened = await request(service.url, 'POST', '/api/v1/conversations', {
@@ -203,7 +201,7 @@ test('writes committed together: one that fails inside the batch spoils no other
       service.store,
       conversationId,
       { message: `batched ${n}`, key: `batch-key-${n}` },
-      { at: Date.now(), quotas: UNLIMITED, address: 'test' },
+      { at: Date.now(), quotas: UNLIMITED_QUOTAS, address: 'test' },
     );
   // Called in the same event-loop turn, so they share one transaction and one commit.
   const results = await Promise.allSettled([
@@ -243,7 +241,7 @@ test('no write of a batch settles before its commit, and a failed commit fails t
         service.store,
         opened.body.id,
         { message: `m${n}`, key: `commit-key-${n}` },
-        { at: Date.now(), quotas: UNLIMITED, address: 'test' },
+        { at: Date.now(), quotas: UNLIMITED_QUOTAS, address: 'test' },
       ),
     ).finally(() => settled++),
   );

@@ -9,12 +9,22 @@ import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { parseListings } from '../src/listings.ts';
 import { startService, type RunningService, type StartOptions } from '../src/service.ts';
+import type { Quotas } from '../src/quotas.ts';
 import { Store } from '../src/store.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
 
 /** A temp folder removed when the test ends. */
+/** Quotas that never refuse, for tests that call the rules directly. */
+export const UNLIMITED_QUOTAS: Quotas = {
+  dailyMaximum: 0,
+  conversationShare: 0,
+  addressShare: 0,
+  ownerReserve: 0,
+  openingsPerHour: 0,
+};
+
 export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'contact-service-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,36 +4,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
-import { newKey, request, startTestService, type TestService } from './helpers.ts';
-
-const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-const MODERN = '2026-07-28';
-
-/** POSTs one JSON-RPC body to /mcp; `modern` adds the 2026-07-28 envelope and headers. */
-async function rpc(
-  service: TestService,
-  message: Record<string, unknown>,
-  options: { modern?: boolean; headers?: Record<string, string> } = {},
-) {
-  const body = options.modern
-    ? { ...message, params: { ...(message.params as object), _meta: { [VERSION_KEY]: MODERN } } }
-    : message;
-  const standard: Record<string, string> = options.modern
-    ? { 'mcp-protocol-version': MODERN, 'mcp-method': String(message.method) }
-    : {};
-  if (options.modern && message.method === 'tools/call')
-    standard['mcp-name'] = String((message.params as { name: string }).name);
-  return request(service.url, 'POST', '/mcp', {
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...standard,
-      ...options.headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
-const call = (method: string, params: object = {}, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params });
+import { newKey, request, startTestService } from './helpers.ts';
+import { call, MODERN, rpc, VERSION_KEY } from './mcp-calls.ts';
 
 test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-28) and -32602 for an unknown tool', async (t) => {
   const service = await startTestService(t);

@@ -25,7 +25,11 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
   const service = await startTestService(t, { env: { METRICS_TOKEN: TOKEN, DAILY_CONVERSATION_SHARE: '2' } });
   const { id, token } = await openConversation(service.url);
   const follow = () =>
-    request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, { token, key: newKey(), json: { message: 'm' } });
+    request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+      token,
+      key: newKey(),
+      json: { message: 'm' },
+    });
   assert.equal((await follow()).status, 201);
   assert.equal((await follow()).status, 429); // the conversation's share of 2
   await request(service.url, 'GET', '/api/v1/conversations/' + id, { token: 'f'.repeat(64) }); // 401
@@ -34,7 +38,9 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
   assert.equal(scraped.status, 200);
   assert.match(scraped.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   assert.equal(scraped.headers.get('cache-control'), 'no-store');
-  const families = new Map((parsePrometheusTextFormat(scraped.text) as Family[]).map((family) => [family.name, family]));
+  const families = new Map(
+    (parsePrometheusTextFormat(scraped.text) as Family[]).map((family) => [family.name, family]),
+  );
   const value = (name: string, labels: Record<string, string> = {}) =>
     Number(
       families
@@ -43,7 +49,10 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
     );
   assert.equal(families.get('agent_contact_requests_total')?.type, 'COUNTER');
   assert.equal(value('agent_contact_requests_total', { route: '/api/v1/conversations', status: '201' }), 1);
-  assert.equal(value('agent_contact_requests_total', { route: '/api/v1/conversations/:id/messages', status: '429' }), 1);
+  assert.equal(
+    value('agent_contact_requests_total', { route: '/api/v1/conversations/:id/messages', status: '429' }),
+    1,
+  );
   assert.equal(value('agent_contact_refusals_total', { reason: 'conversationShare' }), 1);
   assert.equal(value('agent_contact_refusals_total', { reason: 'unknownCredential' }), 1);
   assert.equal(value('agent_contact_refusals_total', { reason: 'metricsCredential' }), 1);

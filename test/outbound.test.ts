@@ -52,25 +52,33 @@ async function listen<S extends net.Server>(t: TestContext, server: S): Promise<
 /** A plain TCP server that only counts the connections made to it. */
 async function countingServer(t: TestContext) {
   const seen = { connections: 0 };
-  const port = await listen(t, net.createServer((socket) => {
-    seen.connections += 1;
-    socket.destroy();
-  }));
+  const port = await listen(
+    t,
+    net.createServer((socket) => {
+      seen.connections += 1;
+      socket.destroy();
+    }),
+  );
   return { port, seen };
 }
 
 /** An http server that answers each request with `answer` and keeps what it received. */
 async function httpServer(t: TestContext, answer: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
   const received: http.IncomingMessage[] = [];
-  const port = await listen(t, http.createServer((req, res) => {
-    received.push(req);
-    answer(req, res);
-  }));
+  const port = await listen(
+    t,
+    http.createServer((req, res) => {
+      received.push(req);
+      answer(req, res);
+    }),
+  );
   return { port, received };
 }
 
-const resolvesTo = (...addresses: string[]) => async (): Promise<LookupAddress[]> =>
-  addresses.map((address) => ({ address, family: net.isIP(address) }));
+const resolvesTo =
+  (...addresses: string[]) =>
+  async (): Promise<LookupAddress[]> =>
+    addresses.map((address) => ({ address, family: net.isIP(address) }));
 
 function assertRefusal(rule: string, message: RegExp) {
   return (err: unknown) => {
@@ -83,26 +91,87 @@ function assertRefusal(rule: string, message: RegExp) {
 
 test('isPublicAddress takes public addresses and refuses every special-purpose range, mapped forms included', () => {
   const table: [string, boolean][] = [
-    ['8.8.8.8', true], ['1.1.1.1', true], ['93.184.215.14', true], ['192.31.196.1', true], ['100.128.0.1', true],
-    ['9.255.255.255', true], ['11.0.0.0', true], ['100.63.255.255', true], ['223.255.255.255', true],
-    ['0.0.0.0', false], ['0.1.2.3', false], ['10.0.0.5', false], ['100.64.0.1', false], ['100.127.255.255', false],
-    ['127.0.0.1', false], ['127.255.255.254', false], ['169.254.169.254', false], ['172.16.0.1', false],
-    ['172.31.255.255', false], ['172.32.0.1', true], ['192.0.0.9', false], ['192.0.0.170', false],
-    ['192.0.2.1', false], ['192.88.99.1', false], ['192.168.1.1', false], ['198.18.0.1', false],
-    ['198.19.255.255', false], ['198.20.0.1', true], ['198.51.100.7', false], ['203.0.113.9', false],
-    ['224.0.0.1', false], ['239.255.255.250', false], ['240.0.0.1', false], ['255.255.255.255', false],
-    ['2606:4700:4700::1111', true], ['2001:4860:4860::8888', true], ['2620:4f:8000::1', true], ['2000::1', true],
-    ['2001:200::1', true], ['1fff:ffff::1', false], ['2001:1ff:ffff::1', false],
-    ['::', false], ['::1', false], ['fc00::1', false], ['fd12:3456::1', false], ['fe80::1', false],
-    ['febf::1', false], ['fec0::1', false], ['ff02::1', false], ['ff0e::1', false], ['2001:db8::1', false],
-    ['3fff::1', false], ['100::1', false], ['2001::1', false], ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
-    ['64:ff9b:1::1', false], ['5f00::1', false], ['4000::1', false], ['::ffff:0:0:1', false],
-    ['::ffff:8.8.8.8', true], ['::ffff:808:808', true], ['::ffff:127.0.0.1', false], ['::ffff:7f00:1', false],
-    ['::ffff:10.0.0.5', false], ['::ffff:169.254.169.254', false], ['0:0:0:0:0:ffff:c0a8:101', false],
-    ['::8.8.8.8', true], ['::127.0.0.1', false], ['::10.0.0.5', false],
-    ['64:ff9b::8.8.8.8', true], ['64:ff9b::10.0.0.5', false], ['64:ff9b::7f00:1', false],
-    ['2002:808:808::1', true], ['2002:a00:5::1', false], ['2002:7f00:1::', false], ['2002:c0a8:101::1', false],
-    ['fe80::1%eth0', false], ['localhost', false], ['', false], ['1.2.3.04', false], ['::ffff:1.2.3', false],
+    ['8.8.8.8', true],
+    ['1.1.1.1', true],
+    ['93.184.215.14', true],
+    ['192.31.196.1', true],
+    ['100.128.0.1', true],
+    ['9.255.255.255', true],
+    ['11.0.0.0', true],
+    ['100.63.255.255', true],
+    ['223.255.255.255', true],
+    ['0.0.0.0', false],
+    ['0.1.2.3', false],
+    ['10.0.0.5', false],
+    ['100.64.0.1', false],
+    ['100.127.255.255', false],
+    ['127.0.0.1', false],
+    ['127.255.255.254', false],
+    ['169.254.169.254', false],
+    ['172.16.0.1', false],
+    ['172.31.255.255', false],
+    ['172.32.0.1', true],
+    ['192.0.0.9', false],
+    ['192.0.0.170', false],
+    ['192.0.2.1', false],
+    ['192.88.99.1', false],
+    ['192.168.1.1', false],
+    ['198.18.0.1', false],
+    ['198.19.255.255', false],
+    ['198.20.0.1', true],
+    ['198.51.100.7', false],
+    ['203.0.113.9', false],
+    ['224.0.0.1', false],
+    ['239.255.255.250', false],
+    ['240.0.0.1', false],
+    ['255.255.255.255', false],
+    ['2606:4700:4700::1111', true],
+    ['2001:4860:4860::8888', true],
+    ['2620:4f:8000::1', true],
+    ['2000::1', true],
+    ['2001:200::1', true],
+    ['1fff:ffff::1', false],
+    ['2001:1ff:ffff::1', false],
+    ['::', false],
+    ['::1', false],
+    ['fc00::1', false],
+    ['fd12:3456::1', false],
+    ['fe80::1', false],
+    ['febf::1', false],
+    ['fec0::1', false],
+    ['ff02::1', false],
+    ['ff0e::1', false],
+    ['2001:db8::1', false],
+    ['3fff::1', false],
+    ['100::1', false],
+    ['2001::1', false],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+    ['64:ff9b:1::1', false],
+    ['5f00::1', false],
+    ['4000::1', false],
+    ['::ffff:0:0:1', false],
+    ['::ffff:8.8.8.8', true],
+    ['::ffff:808:808', true],
+    ['::ffff:127.0.0.1', false],
+    ['::ffff:7f00:1', false],
+    ['::ffff:10.0.0.5', false],
+    ['::ffff:169.254.169.254', false],
+    ['0:0:0:0:0:ffff:c0a8:101', false],
+    ['::8.8.8.8', true],
+    ['::127.0.0.1', false],
+    ['::10.0.0.5', false],
+    ['64:ff9b::8.8.8.8', true],
+    ['64:ff9b::10.0.0.5', false],
+    ['64:ff9b::7f00:1', false],
+    ['2002:808:808::1', true],
+    ['2002:a00:5::1', false],
+    ['2002:7f00:1::', false],
+    ['2002:c0a8:101::1', false],
+    ['fe80::1%eth0', false],
+    ['localhost', false],
+    ['', false],
+    ['1.2.3.04', false],
+    ['::ffff:1.2.3', false],
   ];
   for (const [address, expected] of table) assert.equal(isPublicAddress(address), expected, address);
 });
@@ -128,9 +197,15 @@ test('checkOutboundUrl refuses each broken rule with a sentence naming it, echoi
     assert.throws(() => checkOutboundUrl(raw, NO_HOSTS), assertRefusal(rule, message), String(raw));
   }
   const long = `https://${'x'.repeat(3000)}`;
-  assert.throws(() => checkOutboundUrl(long, NO_HOSTS), (err: Error) => err.message.length < 120);
+  assert.throws(
+    () => checkOutboundUrl(long, NO_HOSTS),
+    (err: Error) => err.message.length < 120,
+  );
   const invalid = `https://user:secret@[${'x'.repeat(1500)}`;
-  assert.throws(() => checkOutboundUrl(invalid, NO_HOSTS), (err: Error) => !err.message.includes('secret'));
+  assert.throws(
+    () => checkOutboundUrl(invalid, NO_HOSTS),
+    (err: Error) => !err.message.includes('secret'),
+  );
 });
 
 test('checkOutboundUrl takes https on any port, and http and private addresses only for allowed hosts', () => {

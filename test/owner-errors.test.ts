@@ -4,20 +4,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openConversation, ROOT, runOwner, startTestService, tempDir } from './helpers.ts';
-
-/** Runs the owner script as a child process against the service's database. */
-const owner = (
-  service: { dbPath: string },
-  args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-) => runOwner(service.dbPath, args, options);
-
-function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
-  assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, pattern);
-  assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
-}
+import { openConversation, ROOT, startTestService, tempDir } from './helpers.ts';
+import { assertFailsWith, owner } from './owner-run.ts';
 
 test('bad input gets one clear line on stderr and a non-zero exit', async (t) => {
   const service = await startTestService(t);

@@ -13,23 +13,10 @@ import {
   newKey,
   openConversation,
   request,
-  runOwner,
   startTestService,
   tempDir,
 } from './helpers.ts';
-
-/** Runs the owner script as a child process against the service's database. */
-const owner = (
-  service: { dbPath: string },
-  args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-) => runOwner(service.dbPath, args, options);
-
-function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
-  assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, pattern);
-  assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
-}
+import { assertFailsWith, owner } from './owner-run.ts';
 
 test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {
   const service = await startTestService(t);

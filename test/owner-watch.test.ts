@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
-import { startWatch } from './watch.ts';
+import { startWatch } from './owner-run.ts';
 
 test('watch prints each new client message as it arrives and ends cleanly on Ctrl-C', async (t) => {
   const service = await startTestService(t);

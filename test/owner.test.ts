@@ -1,3 +1,5 @@
+// The owner script on conversations: inbox, show, reply, close and reopen, block, export.
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -6,23 +8,10 @@ import {
   newKey,
   openConversation,
   request,
-  runOwner,
   startTestService,
   type TestService,
 } from './helpers.ts';
-
-/** Runs the owner script as a child process against the service's database. */
-const owner = (
-  service: { dbPath: string },
-  args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-) => runOwner(service.dbPath, args, options);
-
-function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
-  assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stderr, pattern);
-  assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
-}
+import { assertFailsWith, owner } from './owner-run.ts';
 
 async function updates(service: TestService, conversation: { id: string; token: string }, after = 0) {
   return request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/updates?after=${after}`, {

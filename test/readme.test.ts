@@ -166,7 +166,9 @@ test('the README and docs/ stand alone: every link is a file of the repository, 
       assert.ok(existsSync(file), `${document} links to ${target}, which does not exist`);
     }
   }
-  const stated = Number(/all\s+of\s+it\s+in\s+`src\/`\s+\(about\s+([\d,]+)\s+lines\)/.exec(README)?.[1]?.replace(',', ''));
+  const stated = Number(
+    /all\s+of\s+it\s+in\s+`src\/`\s+\(about\s+([\d,]+)\s+lines\)/.exec(README)?.[1]?.replace(',', ''),
+  );
   const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
     .map((name) => readFileSync(path.join(ROOT, 'src', name), 'utf8').split('\n').length - 1);

@@ -15,7 +15,7 @@ import {
   startTestService,
   tempDir,
 } from './helpers.ts';
-import { startWatch } from './watch.ts';
+import { startWatch } from './owner-run.ts';
 
 async function history(base: string, conversation: { id: string; token: string }) {
   return request(base, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });

@@ -87,7 +87,11 @@ test('a one-word q answers as the plain substring match did: the same listings, 
     if (word === '') continue;
     const expected = sorted.filter((l) => SEARCHED.some((f) => l[f]!.toLowerCase().includes(word.toLowerCase())));
     const body = await search(service, `q=${encodeURIComponent(word)}&limit=100`);
-    assert.deepEqual(slugs(body), expected.map((listing) => listing.slug), `q=${word}`);
+    assert.deepEqual(
+      slugs(body),
+      expected.map((listing) => listing.slug),
+      `q=${word}`,
+    );
     assert.deepEqual(Object.keys(body), PAGE_FIELDS, `q=${word}`);
   }
 });
@@ -117,7 +121,10 @@ test('an empty answer names the categories of its kind with their counts, as RES
   const schema = (await mcp(service, 'tools/list', {})).tools.find(
     (tool: { name: string }) => tool.name === 'search_directory',
   ).outputSchema;
-  for (const [kind, categories] of [[undefined, CATEGORIES.all], ['community', CATEGORIES.community]] as const) {
+  for (const [kind, categories] of [
+    [undefined, CATEGORIES.all],
+    ['community', CATEGORIES.community],
+  ] as const) {
     const args = { q: 'weather api', kind, limit: 5 };
     const result = await mcp(service, 'tools/call', { name: 'search_directory', arguments: args });
     const empty = { items: [], total: 0, limit: 5, offset: 0, next_offset: null, categories };

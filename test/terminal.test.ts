@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { shown, shownBody } from '../src/terminal.ts';
 import { newKey, openConversation, request, ROOT, runOwner, startTestService, tempDir, waitUntil } from './helpers.ts';
-import { startWatch } from './watch.ts';
+import { startWatch } from './owner-run.ts';
 
 const ESC = '\x1b';
 // Conceal, then right-to-left override, then an OSC title: an agent name that hides its own label.

@@ -1,8 +1,22 @@
-// `watch` as the owner runs it, for the tests of the owner script.
+// Running the owner script from tests as the owner does (npm run -s owner --), and `watch`.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
-import { ROOT, waitUntil } from './helpers.ts';
+import { ROOT, runOwner, waitUntil } from './helpers.ts';
+
+/** Runs the owner script as a child process against the service's database. */
+export const owner = (
+  service: { dbPath: string },
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+) => runOwner(service.dbPath, args, options);
+
+export function assertFailsWith(result: { code: number | null; stdout: string; stderr: string }, pattern: RegExp) {
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, pattern);
+  assert.equal(result.stderr.trim().split('\n').length, 1, `one line on stderr: ${result.stderr}`);
+}
 
 /**
  * `npm run -s owner -- watch`, as the owner starts it at a terminal: in a process group of
