@@ -27,14 +27,12 @@ export function createMetrics() {
   return {
     /** Counts what a log entry tells: a request and its refusal, or a delivery attempt. */
     observe(entry: LogEntry): void {
+      // Counted by plain keys; label sets are written out only when scraped.
       if (typeof entry.status === 'number' || entry.status === null) {
-        add(
-          counters.requests,
-          labels({ route: String(entry.route ?? 'none'), status: String(entry.status ?? 'aborted') }),
-        );
+        add(counters.requests, `${entry.route ?? 'none'} ${entry.status ?? 'aborted'}`);
       }
-      if (typeof entry.refusal === 'string') add(counters.refusals, labels({ reason: entry.refusal }));
-      if (typeof entry.delivery === 'string') add(counters.deliveries, labels({ outcome: entry.delivery }));
+      if (typeof entry.refusal === 'string') add(counters.refusals, entry.refusal);
+      if (typeof entry.delivery === 'string') add(counters.deliveries, entry.delivery);
     },
     counters,
   };
@@ -67,13 +65,19 @@ function render(app: App): string {
     ['database_bytes', 'The database file with its WAL, in bytes.', databaseBytes(app.config.dbPath)],
   ];
   const lines: string[] = [];
-  const counter = (name: string, help: string, values: Counter) => {
+  const counter = (name: string, help: string, values: Counter, labelsOf: (key: string) => string) => {
     lines.push(`# HELP agent_contact_${name} ${help}`, `# TYPE agent_contact_${name} counter`);
-    for (const [set, value] of values) lines.push(`agent_contact_${name}{${set}} ${value}`);
+    for (const [key, value] of values) lines.push(`agent_contact_${name}{${labelsOf(key)}} ${value}`);
   };
-  counter('requests_total', 'Requests answered, by route and status.', counters.requests);
-  counter('refusals_total', 'Refusals, by the reason in the refusal catalogue.', counters.refusals);
-  counter('deliveries_total', 'Webhook and push delivery attempts, by outcome.', counters.deliveries);
+  const requestLabels = (key: string) => {
+    const [route, status] = key.split(' ') as [string, string]; // a route pattern holds no space
+    return labels({ route, status });
+  };
+  counter('requests_total', 'Requests answered, by route and status.', counters.requests, requestLabels);
+  const refusalsHelp = 'Refusals, by the reason in the refusal catalogue.';
+  counter('refusals_total', refusalsHelp, counters.refusals, (reason) => labels({ reason }));
+  const deliveriesHelp = 'Webhook and push delivery attempts, by outcome.';
+  counter('deliveries_total', deliveriesHelp, counters.deliveries, (outcome) => labels({ outcome }));
   for (const [name, help, value] of gauges) {
     lines.push(
       `# HELP agent_contact_${name} ${help}`,

@@ -15,21 +15,35 @@ export function maxWaitSeconds(pollIntervalSeconds: number): number {
   return gap > 0 ? gap : LONGEST_WAIT_SECONDS;
 }
 
-/** The Updates result for a validated poll that may wait `waitSeconds` for the owner. */
-export async function pollUpdates(
+/**
+ * The Updates result for a validated poll: at once, or, when it may wait and has nothing to
+ * say yet, once the owner writes.
+ */
+export function pollUpdates(
   app: App,
   conversation: Conversation,
   after: number,
   waitSeconds: number,
   whenGone: () => AbortSignal,
-) {
+): UpdatesResult | Promise<UpdatesResult> {
   const intervalSeconds = app.config.pollIntervalSeconds;
   // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
   const holds = waitSeconds > 0 && !hasNews(conversation, after) && app.waits.hasRoom();
   const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: holds ? waitSeconds : 0 };
   const answer = checkUpdates(conversation, after, poll);
-  if (!holds) return answer;
+  return holds ? heldUntilNews(app, conversation, after, waitSeconds, whenGone) : answer;
+}
+
+type UpdatesResult = ReturnType<typeof updatesRecord>;
+
+async function heldUntilNews(
+  app: App,
+  conversation: Conversation,
+  after: number,
+  waitSeconds: number,
+  whenGone: () => AbortSignal,
+): Promise<UpdatesResult> {
   const held = await app.waits.wait(conversation, after, waitSeconds, whenGone());
   app.limits.polls.release(conversation.id, app.now(), held.ownerWrote);
-  return updatesRecord(afterWaiting(held.conversation, app.now()), after, intervalSeconds);
+  return updatesRecord(afterWaiting(held.conversation, app.now()), after, app.config.pollIntervalSeconds);
 }

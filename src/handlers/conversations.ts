@@ -52,9 +52,11 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
 }
 
 /** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */
-export async function getUpdates(ctx: Authenticated): Promise<Reply> {
+export function getUpdates(ctx: Authenticated): Reply | Promise<Reply> {
   const { app, conversation, query } = ctx;
   const after = updatesAfter(query.get('after'));
   const wait = waitSeconds(query.get('wait'), maxWaitSeconds(app.config.pollIntervalSeconds));
-  return { status: 200, body: await pollUpdates(app, conversation, after, wait, ctx.whenGone) };
+  const updates = pollUpdates(app, conversation, after, wait, ctx.whenGone);
+  // A poll that waits answers when the owner writes; any other answers now, without a promise.
+  return updates instanceof Promise ? updates.then((body) => ({ status: 200, body })) : { status: 200, body: updates };
 }
