@@ -15,6 +15,11 @@ const PRIVATE_FOLDER = 0o700;
 // Pages copied per step of the backup API; a whole small database in one step, so that a
 // server writing meanwhile does not make the copy start over.
 const PAGES_PER_STEP = 1_000_000;
+// Writing into the live database waits for its write lock: a server or owner script writing at
+// that moment holds it for milliseconds. SQLite's backup API does not wait, so the restore asks
+// again, for as long as the store's busy timeout, before it gives up with nothing changed.
+const LIVE_BUSY_PAUSE_MS = 50;
+const LIVE_BUSY_TRIES = 100;
 
 /**
  * The database file, and its folder when missing, created private to the service's user;
@@ -124,11 +129,28 @@ export async function restoreInto(dbPath: string, backupFile: string): Promise<v
     try {
       migrate(migrated);
       // SQLite keeps a WAL-mode destination in WAL mode; the tests check that it stays so.
-      await backup(migrated, dbPath, { rate: PAGES_PER_STEP });
+      await backupWhenFree(migrated, dbPath);
     } finally {
       migrated.close();
     }
   } finally {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(staging + suffix, { force: true });
+  }
+}
+
+/** The backup API into a database another connection may be writing: asked again while it is busy. */
+async function backupWhenFree(source: DatabaseSync, dbPath: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await backup(source, dbPath, { rate: PAGES_PER_STEP });
+      return;
+    } catch (err) {
+      // node:sqlite reports a busy destination as "not an error": every failure is asked again.
+      if (attempt >= LIVE_BUSY_TRIES) {
+        const seconds = (LIVE_BUSY_TRIES * LIVE_BUSY_PAUSE_MS) / 1000;
+        throw new BackupProblem(`the live database stayed busy for ${seconds} s (${(err as Error).message})`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, LIVE_BUSY_PAUSE_MS));
+    }
   }
 }

@@ -14,6 +14,7 @@ import {
   startServerProcess,
   startTestService,
   tempDir,
+  waitUntil,
 } from './helpers.ts';
 import { startWatch } from './owner-run.ts';
 
@@ -180,4 +181,24 @@ test('a rollback: the pre-upgrade backup is restored over a database that a newe
   const restarted = await startServerProcess(t, { DB_PATH: dbPath });
   assert.equal((await history(restarted.url, conversation)).status, 200);
   await restarted.stop('SIGTERM');
+});
+
+test('a restore waits while another connection holds the write lock, then restores the backup', async (t) => {
+  const service = await startTestService(t);
+  await openConversation(service.url, { message: 'in the backup' });
+  const dir = tempDir(t);
+  const backupFile = path.join(dir, 'backup.db');
+  assert.equal((await runOwner(service.dbPath, ['backup', backupFile])).code, 0);
+  const atBackup = await exported(service.dbPath);
+  await openConversation(service.url, { message: 'after the backup' });
+  const writer = new DatabaseSync(service.dbPath, { timeout: 5000 });
+  t.after(() => writer.close());
+  writer.exec('BEGIN IMMEDIATE'); // a write in progress, as the server's or the owner's
+  const restoring = runOwner(service.dbPath, ['restore', backupFile]);
+  const folder = path.dirname(service.dbPath);
+  await waitUntil(() => readdirSync(folder).some((name) => name.includes('.restoring-')), 'the restore is under way');
+  writer.exec('COMMIT');
+  const restored = await restoring;
+  assert.equal(restored.code, 0, restored.stderr);
+  assert.equal(await exported(service.dbPath), atBackup);
 });
