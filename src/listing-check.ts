@@ -13,6 +13,10 @@ import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './outbound.t
 /** What `check_status` may say: never checked, every read answered as promised, or something did not. */
 export const CHECK_STATUSES = ['unchecked', 'passed', 'failed'] as const;
 
+// A query parameter that carries a key: api_key, apikey, key, token, access_token, auth, secret, …
+const KEY_LIKE_NAME =
+  /^(api[_-]?key|key|token|auth|authorization|secret|password|session|signature|sig)$|[_-](key|token|secret)$/i;
+
 const PAGE_BODY_BYTES = 64 * 1024; // a page is only asked whether it answers; its body is not used
 const EXAMPLE_BODY_BYTES = 1024 * 1024; // enough to parse a typical example's JSON whole
 
@@ -56,9 +60,9 @@ export function keylessGet(example: unknown): string | null {
   if (typeof example !== 'string') return null;
   const match = /^GET (https?:\/\/\S+)$/.exec(example.trim());
   const url = match ? URL.parse(match[1] as string) : null;
-  if (!url || /[{}<>]/.test(url.href)) return null;
+  if (!url || /[{}<>]/.test(match?.[1] ?? '')) return null; // a {template} or a <placeholder>
   for (const [name, value] of url.searchParams) {
-    if (/key|token|secret|password|auth|session/i.test(name) || /YOUR_|_KEY$|^<|>$/i.test(value)) return null;
+    if (KEY_LIKE_NAME.test(name) || /YOUR_|_KEY$|^<|>$/i.test(value)) return null;
   }
   return url.href;
 }

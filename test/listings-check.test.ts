@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { asksForJson, keylessGet } from '../src/listing-check.ts';
 import { SERVICE_VERSION } from '../src/version.ts';
 import { request, runOwner, startTestService, upsertListingsAsOwner, type TestService } from './helpers.ts';
 
@@ -202,4 +203,25 @@ test('check refuses what it cannot do, and changes nothing then', async (t) => {
   assert.match(badTimeout.stderr, /--timeout must be a whole number of seconds from 1 to 120, got "0"/);
   const all = (await request(service.url, 'GET', '/api/v1/directory?limit=100')).body.items;
   assert.ok(all.length > 0 && all.every((item: { checked_at?: string }) => !item.checked_at), 'nothing recorded');
+});
+
+test('only a keyless GET example is run: no template, no second step, no key in the query', () => {
+  const runs = (example: string) => keylessGet(example) !== null;
+  assert.ok(runs('GET https://api.example.org/v1/items?author=tolkien&format=json'));
+  assert.ok(runs('GET https://api.example.org/search?mailto=owner@example.org'));
+  for (const example of [
+    'GET https://api.example.org/item/{id}.json',
+    'GET https://api.example.org/top.json then GET https://api.example.org/item/{id}.json',
+    'GET https://api.example.org/x (header Authorization: Bearer <key>)',
+    'GET https://api.example.org/x?api_key=DEMO_KEY',
+    'GET https://api.example.org/x?apikey=abc',
+    'GET https://api.example.org/x?access_token=abc',
+    'GET https://api.example.org/x?per-page=3&key=YOUR_KEY',
+    'POST https://api.example.org/query {"a": 1}',
+  ]) {
+    assert.ok(!runs(example), example);
+  }
+  assert.ok(asksForJson('https://a.example/x.json') && asksForJson('https://a.example/x?fmt=json'));
+  assert.ok(asksForJson('https://a.example/x?format=jsonv2') && asksForJson('https://a.example/q?format=geojson'));
+  assert.ok(!asksForJson('https://export.example.org/api/query?search_query=all'));
 });
