@@ -1,3 +1,5 @@
+// The public directory over REST: order, kinds, search, paging, the parameters' limits, one listing.
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';

@@ -1,3 +1,5 @@
+// What survives: WAL with synchronous=FULL, restarts, keys kept in the database, the credential never stored.
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// The HTTP layer: routes matched exactly, 404 and 405 with the error body, HEAD, CORS, caching headers.
+
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';

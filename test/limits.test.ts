@@ -1,3 +1,5 @@
+// The limits: the shared daily maximum across the UTC day, openings per address, the request bucket.
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ownerReply } from '../src/conversations.ts';

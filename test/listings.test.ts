@@ -1,3 +1,5 @@
+// Listings as they enter: validation of the shipped file and imports, field limits, sourced notes.
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// The OpenAPI document: served as 3.1, linted by Redocly, the same operations as the router, real answers.
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';

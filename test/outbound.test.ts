@@ -1,3 +1,5 @@
+// The outbound guard: public addresses only, https unless allowed, no redirect, a time-out, a bounded body.
+
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';

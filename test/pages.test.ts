@@ -1,3 +1,5 @@
+// The web pages: the directory and one listing as HTML, escaped, searchable, with their own error pages.
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

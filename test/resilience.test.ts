@@ -1,3 +1,5 @@
+// Slow, vanished and hostile clients, and database faults: bounded, refused cleanly, nothing half-stored.
+
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';

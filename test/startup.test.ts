@@ -1,3 +1,5 @@
+// Start-up: configuration and its refusals, the first start's database and listings, a clean shutdown.
+
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
