@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { loadConfig } from '../src/config.ts';
 import { Store } from '../src/store.ts';
 import { ROOT, runCommand, startTestService, tempDir } from './helpers.ts';
 
@@ -174,4 +175,15 @@ test('the README and docs/ stand alone: every link is a file of the repository, 
     .map((name) => readFileSync(path.join(ROOT, 'src', name), 'utf8').split('\n').length - 1);
   const actual = sources.reduce((sum, lines) => sum + lines, 0);
   assert.ok(Math.abs(actual - stated) / actual < 0.1, `the README says about ${stated} lines; src/ has ${actual}`);
+});
+
+test("the README's limits are the defaults the service enforces", () => {
+  const config = loadConfig({});
+  const text = README.replace(/\s+/g, ' ');
+  const stated =
+    `${config.dailyMessageLimit} messages a UTC day for everyone together, of which one conversation may store ` +
+    `${config.dailyConversationShare} and one address ${config.dailyAddressShare}, and ${config.dailyOwnerReserve} ` +
+    `are kept for the owner's replies; ${config.createLimitPerHour} openings per address an hour`;
+  assert.ok(text.includes(stated), `the README says: ${stated}`);
+  assert.equal(config.pollIntervalSeconds, 60, 'a poll once a minute');
 });
