@@ -254,7 +254,8 @@ test('docs/directory.md states the shipped notes as they are: how many are first
   assert.ok(doc.includes(`${secondHand} are marked \`Second-hand:\``), `${secondHand} second-hand notes`);
   const copies = notes.filter(
     (note) =>
-      !note.note.startsWith('Second-hand: ') && /\((read in a (copy|mirror)|quoted by clients)\)/.test(note.note),
+      !note.note.startsWith('Second-hand: ') &&
+      /\((read in a (copy|mirror)|quoted (by|on|in) [^)]*|as restated by [^)]*)\)/.test(note.note),
   );
   assert.deepEqual(copies, [], 'a note read in a copy says so at its start');
 });
