@@ -45,7 +45,7 @@ function append(
   const message = { seq: conversation.last_seq + 1, author, message: text, created_at: isoTime(at) };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
   store.insertMessage(conversation.id, message, key);
-  store.advanceConversation(conversation.id, message.seq, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
+  store.advanceConversation(conversation.id, message, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
   return message;
 }
 
@@ -74,6 +74,7 @@ export function openConversation(
       expires_at: isoDaysLater(write.at, LIMITS.credentialLifetimeDays),
       last_seq: 1,
       latest_owner_seq: 0,
+      changed_at: createdAt,
     };
     store.insertConversation(conversation, digestOf(token), opening.key);
     const first = { seq: 1, author: 'client' as const, message: opening.message, created_at: createdAt };

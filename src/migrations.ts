@@ -105,9 +105,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE done_at IS NULL;
    CREATE INDEX outbox_by_target ON outbox (target_id);`,
 
-  // When the owner last closed or reopened a conversation: an A2A task's status carries the
-  // time of its last change, a message or a state change, whichever came later.
-  `ALTER TABLE conversations ADD COLUMN status_changed_at TEXT;`,
+  // When the conversation last changed: its newest message, or the owner's close or reopen if
+  // later. An A2A task's status carries this time, so a task is built from the row alone.
+  `ALTER TABLE conversations ADD COLUMN changed_at TEXT;
+   UPDATE conversations SET changed_at = (SELECT max(created_at) FROM messages WHERE conversation_id = conversations.id);`,
 ];
 
 /**

@@ -13,6 +13,8 @@ export interface Conversation {
   readonly expires_at: string;
   readonly last_seq: number;
   readonly latest_owner_seq: number;
+  /** the newest message's time, or the owner's later close or reopen */
+  readonly changed_at: string;
 }
 export interface Message {
   readonly seq: number;
@@ -20,5 +22,6 @@ export interface Message {
   readonly message: string;
   readonly created_at: string;
 }
-export const CONVERSATION = 'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq';
+export const CONVERSATION =
+  'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at';
 export const MESSAGE = 'seq, author, message, created_at';

@@ -48,11 +48,11 @@ function prepareStatements(db: DatabaseSync) {
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     insertConversation: sql(`INSERT INTO conversations
-       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?)`),
-    advanceConversation: sql('UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ? WHERE id = ?'),
-    setStatus: sql('UPDATE conversations SET status = ?, status_changed_at = ? WHERE id = ?'),
-    statusChangedAt: sql('SELECT status_changed_at AS at FROM conversations WHERE id = ?'),
+       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at)
+       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?, ?)`),
+    advanceConversation: sql(`UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ?, changed_at = ?
+       WHERE id = ?`),
+    setStatus: sql('UPDATE conversations SET status = ?, changed_at = ? WHERE id = ?'),
     setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
@@ -60,6 +60,7 @@ function prepareStatements(db: DatabaseSync) {
       `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?)`,
     ),
+    messageBySeq: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq = ?`),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
     messagesAfter: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
     newestMessages: sql(`SELECT ${MESSAGE}, idempotency_key AS key FROM messages
@@ -213,18 +214,16 @@ export class Store {
       c.expires_at,
       c.last_seq,
       c.latest_owner_seq,
+      c.changed_at,
     );
   }
-  advanceConversation(id: string, lastSeq: number, latestOwnerSeq: number, status: ConversationStatus): void {
-    this.#sql.advanceConversation.run(lastSeq, latestOwnerSeq, status, id);
+  /** Records a new newest message: its seq, the owner's newest, the status it leaves, and its time. */
+  advanceConversation(id: string, message: Message, latestOwnerSeq: number, status: ConversationStatus): void {
+    this.#sql.advanceConversation.run(message.seq, latestOwnerSeq, status, message.created_at, id);
   }
   /** Sets the status the owner chose, and when (`at`, ISO 8601). */
   setStatus(id: string, status: ConversationStatus, at: string): void {
     this.#sql.setStatus.run(status, at, id);
-  }
-  /** When the owner last closed or reopened the conversation; null when never. */
-  statusChangedAt(id: string): string | null {
-    return (this.#sql.statusChangedAt.get(id) as { at: string | null } | undefined)?.at ?? null;
   }
   setBlocked(id: string, blocked: boolean): void {
     this.#sql.setBlocked.run(blocked ? 1 : 0, id);
@@ -237,6 +236,9 @@ export class Store {
   insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
     const m = message;
     this.#sql.insertMessage.run(conversationId, m.seq, m.author, m.message, m.created_at, idempotencyKey);
+  }
+  messageBySeq(conversationId: string, seq: number): Message | undefined {
+    return this.#sql.messageBySeq.get(conversationId, seq) as Message | undefined;
   }
   messageByKey(conversationId: string, key: string): Message | undefined {
     return this.#sql.messageByKey.get(conversationId, key) as Message | undefined;

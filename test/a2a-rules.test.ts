@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { openConversation, request, startTestService } from './helpers.ts';
 import { seededRandom } from './random.ts';
 import { bearer, message, openOverA2a, rpc, V } from './a2a-calls.ts';
+import { owner } from './owner-run.ts';
 
 test('JSON-RPC framing: parse error, batch, unknown method, notification, GET, and the HTTP+JSON statuses', async (t) => {
   const service = await startTestService(t);
@@ -64,6 +65,32 @@ test('GetTask and ListTasks: historyLength, the filters, the page size', async (
     headers: { ...V, ...bearer(token) },
   });
   assert.deepEqual([http.body.tasks.length, http.body.pageSize], [1, 10]);
+});
+
+test("a task's status carries the time of its last change, and the owner's reply whatever the history asked", async (t) => {
+  const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
+  const { id, token } = await openOverA2a(service);
+  const status = async (historyLength: number) =>
+    (await rpc(service, 'GetTask', { id, historyLength }, bearer(token))).body.result.status;
+  const timeOf = (seq: number) => service.store.messageBySeq(id, seq)?.created_at;
+  assert.equal((await status(0)).timestamp, timeOf(1));
+  assert.equal((await owner(service, ['reply', id, 'The owner answers.'])).code, 0);
+  for (const historyLength of [0, 1, 5]) {
+    const answered = await status(historyLength);
+    assert.equal(answered.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.equal(answered.message.parts[0].text, 'The owner answers.', `historyLength ${historyLength}`);
+    assert.equal(answered.message.messageId, `${id}:2`);
+    assert.equal(answered.timestamp, timeOf(2));
+  }
+  const before = Date.now();
+  assert.equal((await owner(service, ['close', id])).code, 0);
+  const closed = await status(0);
+  assert.equal(closed.state, 'TASK_STATE_COMPLETED');
+  assert.ok(Date.parse(closed.timestamp) >= before, 'the close is the last change');
+  assert.equal((await owner(service, ['reopen', id])).code, 0);
+  const reopened = await status(0);
+  assert.equal(reopened.message.parts[0].text, 'The owner answers.', 'answered again: the reply is the status');
+  assert.ok(reopened.timestamp >= closed.timestamp);
 });
 
 test("polls share the conversation's one clock with REST, and the daily and opening limits answer 429", async (t) => {

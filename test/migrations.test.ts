@@ -18,11 +18,11 @@ function releaseOneDatabase(file: string): void {
     VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', randomblob(32), 'old-opening-key', 'answered', '{"agent_name":"old"}',
             '2026-11-23T10:00:00.000Z', '2027-11-23T10:00:00.000Z', 3, 3)`);
   const insert = db.prepare(
-    "INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', ?, ?, ?, '2026-11-23T10:00:00.000Z', ?)",
+    "INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', ?, ?, ?, ?, ?)",
   );
-  insert.run(1, 'client', 'first', null);
-  insert.run(2, 'client', 'second', 'old-follow-up-key');
-  insert.run(3, 'owner', 'third', null);
+  insert.run(1, 'client', 'first', '2026-11-23T10:00:00.000Z', null);
+  insert.run(2, 'client', 'second', '2026-11-23T10:05:00.000Z', 'old-follow-up-key');
+  insert.run(3, 'owner', 'third', '2026-11-23T11:30:00.000Z', null);
   db.exec("INSERT INTO daily_counts (day, count) VALUES ('2026-11-23', 3)");
   db.close();
 }
@@ -50,6 +50,7 @@ test('a database of the previous release is migrated with every conversation, me
   assert.equal(store.usage.count('2026-11-23', 'all'), 3, "the day's count moved to the per-sender counts");
   assert.equal(store.messageByKey(id, 'old-opening-key')?.seq, 1, "the opening's key is message 1's key now");
   assert.equal(store.messageByKey(id, 'old-follow-up-key')?.seq, 2);
+  assert.equal(store.conversationById(id)?.changed_at, '2026-11-23T11:30:00.000Z', 'changed when last written');
 });
 
 test('a migration that rebuilds the conversations table keeps every message', async (t) => {
@@ -70,7 +71,7 @@ test('a migration that rebuilds the conversations table keeps every message', as
       id TEXT PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, creation_key TEXT NOT NULL UNIQUE,
       status TEXT NOT NULL, blocked INTEGER NOT NULL DEFAULT 0, metadata TEXT NOT NULL, created_at TEXT NOT NULL,
       expires_at TEXT NOT NULL, last_seq INTEGER NOT NULL, latest_owner_seq INTEGER NOT NULL DEFAULT 0,
-      status_changed_at TEXT) STRICT;
+      changed_at TEXT) STRICT;
     INSERT INTO conversations SELECT * FROM conversations_new;
     DROP TABLE conversations_new;`;
   const db = new DatabaseSync(path.join(dir, 'service.db'), { enableForeignKeyConstraints: true });

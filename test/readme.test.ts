@@ -132,6 +132,7 @@ function seedReadmeConversations(dbPath: string): void {
     expires_at: '2099-01-01T00:00:00.000Z',
     last_seq: lastSeq,
     latest_owner_seq: ownerSeq,
+    changed_at: at,
   });
   store.transaction(() => {
     for (const [id, lastSeq, ownerSeq] of [

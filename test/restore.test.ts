@@ -150,7 +150,7 @@ test('a backup of the previous schema is migrated before it reaches the running 
   assert.equal((await runOwner(service.dbPath, ['backup', backupFile])).code, 0);
   const previous = new DatabaseSync(backupFile);
   const version = (previous.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  previous.exec(`ALTER TABLE conversations DROP COLUMN status_changed_at; PRAGMA user_version = ${version - 1}`);
+  previous.exec(`ALTER TABLE conversations DROP COLUMN changed_at; PRAGMA user_version = ${version - 1}`);
   previous.close();
   const restored = await runOwner(service.dbPath, ['restore', backupFile]);
   assert.equal(restored.code, 0, restored.stderr);

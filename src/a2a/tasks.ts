@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import { METADATA_KEYS } from '../contract.ts';
 import type { PushConfigInput } from '../events.ts';
 import { refuse } from '../refusals.ts';
-import type { Conversation } from '../store.ts';
+import type { Conversation, Message } from '../store.ts';
 import { taskState } from '../task-state.ts';
 import { idempotencyKey, messageText, metadataOf } from '../validate.ts';
 import { A2aError } from './errors.ts';
@@ -145,15 +145,17 @@ export function historyLengthOf(params: Json): number {
 /** A conversation as a Task. */
 export function taskOf(app: App, conversation: Conversation, historyLength: number, extra: Json = {}) {
   const { id } = conversation;
-  const newest = app.store.newestMessages(id, Math.max(historyLength, 1));
-  const history = historyLength === 0 ? [] : newest.map((message) => messageOf(id, message));
-  const last = newest.at(-1);
-  const changed = app.store.statusChangedAt(id);
-  const timestamp = changed !== null && changed > (last?.created_at ?? '') ? changed : last?.created_at;
+  const newest = historyLength === 0 ? [] : app.store.newestMessages(id, historyLength);
+  const history = newest.map((message) => messageOf(id, message));
+  const status = {
+    state: taskState(conversation.status),
+    message: statusMessage(app, conversation, newest.at(-1)),
+    timestamp: conversation.changed_at,
+  };
   return {
     id,
     contextId: id,
-    status: { state: taskState(conversation.status), message: statusMessage(app, conversation, last), timestamp },
+    status,
     history,
     metadata: {
       conversationStatus: conversation.status,
@@ -166,13 +168,14 @@ export function taskOf(app: App, conversation: Conversation, historyLength: numb
   };
 }
 
-type Row = { seq: number; author: string; message: string; created_at: string; key: string | null };
+/** A message, with the key a client sent it with where it was read (an owner's has none). */
+type Row = Message & { key?: string | null };
 
 /** A message as A2A shows it: the client's with its messageId (its key), the owner's with id:seq. */
 function messageOf(id: string, row: Row) {
   const own = row.author === 'owner';
   return {
-    messageId: own || row.key === null ? `${id}:${row.seq}` : row.key,
+    messageId: own || row.key == null ? `${id}:${row.seq}` : row.key,
     contextId: id,
     taskId: id,
     role: own ? 'ROLE_AGENT' : 'ROLE_USER',
@@ -181,10 +184,16 @@ function messageOf(id: string, row: Row) {
   };
 }
 
-/** The status message: the owner's newest when it is the agent's turn, else a note that stays out of history. */
-function statusMessage(app: App, conversation: Conversation, last: Row | undefined) {
+/**
+ * The status message: the owner's newest when it is the agent's turn (an answered conversation's
+ * newest message is the owner's), else a note that stays out of history.
+ */
+function statusMessage(app: App, conversation: Conversation, newest: Row | undefined) {
   const { id } = conversation;
-  if (conversation.status === 'answered' && last?.author === 'owner') return messageOf(id, last);
+  if (conversation.status === 'answered') {
+    const reply = newest ?? app.store.messageBySeq(id, conversation.latest_owner_seq);
+    if (reply?.author === 'owner') return messageOf(id, reply);
+  }
   const every = app.config.pollIntervalSeconds;
   const text =
     conversation.status === 'closed'
