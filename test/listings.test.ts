@@ -244,7 +244,7 @@ function shipped(): Listing[] {
   return parseListings(JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')));
 }
 
-test('docs/directory.md states the shipped notes as they are: how many are first-hand, how many second-hand', () => {
+test('docs/directory.md and the README state the shipped notes as they are: how many are first-hand, how many second-hand', () => {
   const listings = JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')) as Listing[];
   const notes = listings.flatMap((listing) => (listing.field_notes ?? []) as { note: string }[]);
   const secondHand = notes.filter((note) => note.note.startsWith('Second-hand: ')).length;
@@ -252,6 +252,10 @@ test('docs/directory.md states the shipped notes as they are: how many are first
   const stated = `holds ${listings.length} listings with ${notes.length} field notes: ${notes.length - secondHand} cite`;
   assert.ok(doc.includes(stated), `docs/directory.md should say "${stated}"`);
   assert.ok(doc.includes(`${secondHand} are marked \`Second-hand:\``), `${secondHand} second-hand notes`);
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const told = `Of the ${notes.length} notes, ${notes.length - secondHand} rest on first-hand sources`;
+  assert.ok(readme.includes(told), `the README should say "${told}"`);
+  assert.ok(readme.includes(`the ${secondHand} that could only be read in a copy`), 'and how many do not');
   const copies = notes.filter(
     (note) =>
       !note.note.startsWith('Second-hand: ') &&
