@@ -144,6 +144,11 @@ test('messages and metadata at their length limits are accepted', async (t) => {
     json: { message: '😀'.repeat(2000) },
   });
   assert.equal(emoji.status, 201);
+  const history = await request(service.url, 'GET', `/api/v1/conversations/${emoji.body.id}/messages`, {
+    token: emoji.body.access_token,
+  });
+  assert.equal(history.body.items[0].message, '😀'.repeat(2000), 'the text comes back whole');
+  assert.equal(Number(history.headers.get('content-length')), Buffer.byteLength(history.text), 'length in bytes');
   assert.ok(message.length > 8000, 'code points, not UTF-16 units, are counted');
 });
 
