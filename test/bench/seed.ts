@@ -11,11 +11,13 @@ export function seedDatabase(dbPath: string, conversations: number, perConversat
   const { db } = store;
   db.exec('PRAGMA synchronous = OFF'); // a seed that fails is simply made again
   const insertConversation = db.prepare(
-    `INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-     VALUES (?, ?, ?, ?, '{"agent_name":"seeded"}', ?, ?, ?, ?)`,
+    `INSERT INTO conversations
+       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at)
+     VALUES (?, ?, ?, ?, '{"agent_name":"seeded"}', ?, ?, ?, ?, ?)`,
   );
   const insertMessage = db.prepare(
-    'INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?)',
+    `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key)
+     VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const start = Date.now() - 30 * 86_400_000;
   db.exec('BEGIN');
@@ -33,6 +35,7 @@ export function seedDatabase(dbPath: string, conversations: number, perConversat
       expiresAt,
       perConversation,
       lastOwner,
+      createdAt, // every seeded message has the conversation's time
     );
     for (let seq = 1; seq <= perConversation; seq++) {
       const client = seq % 2 === 1;
