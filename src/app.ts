@@ -138,7 +138,7 @@ function conversationWrites(
       const result = await batch(() =>
         store.transaction(() => {
           const written = followUp(store, conversation.id, input, clientWrite(clientAddress));
-          alsoWrite?.(conversation.id);
+          if (!written.duplicate) alsoWrite?.(conversation.id); // a retry writes nothing, as the rule says
           return written;
         }),
       );

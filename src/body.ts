@@ -23,6 +23,11 @@ export async function readJsonBody(
   maxBytes: number,
   options: BodyOptions = {},
 ): Promise<unknown> {
+  // A request without a body (no length, nor chunks) is what `empty` says, whatever its type.
+  const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
+  if (options.empty !== undefined && (length === '0' || (length === undefined && chunked === undefined))) {
+    return options.empty;
+  }
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (!(options.mediaTypes ?? ['application/json']).includes(mediaType ?? '')) throw refuse('notJsonContent');
   if (Number(req.headers['content-length']) > maxBytes) throw refuse('bodyTooLarge', maxBytes);

@@ -36,7 +36,7 @@ export const CATALOGUE = {
     (_t: Terms, part: string) => `The ${part} has malformed percent-encoding (a % must be followed by two hex digits).`,
   ),
   credentialInUrl: entry(400, ['any'], 'A credential is in the query string.',
-    () => 'Never put the credential in a URL: send it only as the header Authorization: Bearer <access_token>.',
+    (t: Terms) => `Never put the credential in a URL: send it only as ${t.credential}.`,
   ),
   tooManyRequests: entry(429, ['any'], 'Too many requests from one address (REQUEST_LIMIT_PER_MINUTE).',
     (_t: Terms, _wait: number) => 'Too many requests from your address; slow down and retry after the given seconds.',
@@ -83,7 +83,7 @@ export const CATALOGUE = {
     (t: Terms, name: string, what: string) => `The ${t.field} \`${name}\` must be ${what}.`,
   ),
   blankMessage: entry(400, ['post', 'mcp'], 'The message is empty or only white space.',
-    (t: Terms) => `The ${t.field} \`message\` must not be empty or only white space.`,
+    (t: Terms, name: string) => `The ${t.field} \`${name}\` must not be empty or only white space.`,
   ),
   tooLong: entry(400, ['post', 'mcp'], 'A message or metadata value is over its length in Unicode code points.',
     (t: Terms, name: string, max: number, length: number) =>
@@ -144,9 +144,7 @@ export const CATALOGUE = {
     () => CHALLENGE,
   ),
   unknownCredential: entry(401, ['bearer'], 'The credential matches no conversation.',
-    () =>
-      'This credential matches no conversation. ' +
-      'Check that you sent the whole access_token from the creation response.',
+    (t: Terms) => `This credential matches no conversation. Check that you sent the whole ${t.token}.`,
     () => CHALLENGE,
   ),
   otherConversation: entry(403, ['bearer'], "A credential is used on another conversation's id.",
@@ -177,7 +175,7 @@ export const CATALOGUE = {
   followUpKeyConflict: entry(409, ['follow'], 'The follow-up key was used for a different message.',
     (t: Terms) =>
       `This ${t.key} was already used for a different message in this conversation. ` +
-      'Use a new key for each new message.',
+      `Use a new ${t.key} for each new message.`,
   ),
   conversationClosed: entry(410, ['follow'], 'The owner closed the conversation.',
     () =>
@@ -213,8 +211,8 @@ export const CATALOGUE = {
     (_perHour: number, wait: number) => retryAfter(wait),
   ),
   pollTooSoon: entry(429, ['updates'], 'Polled sooner than poll_after_seconds.',
-    (_t: Terms, interval: number, _wait: number) =>
-      `Poll this conversation at most once every ${interval} seconds (poll_after_seconds).`,
+    (t: Terms, interval: number, _wait: number) =>
+      `Poll this conversation at most once every ${interval} seconds (${t.pollField}).`,
     (_interval: number, wait: number) => retryAfter(wait),
   ),
 

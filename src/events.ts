@@ -77,6 +77,7 @@ export function registerWebhook(store: Store, conversationId: string, url: strin
       id: `wh_${randomUUID()}`,
       conversation_id: conversationId,
       kind: 'webhook' as const,
+      config_id: null,
       url,
       secret,
       token: null,
@@ -122,15 +123,17 @@ export interface PushConfigInput {
 export function registerPushConfig(store: Store, conversationId: string, config: PushConfigInput, at: number) {
   return store.transaction(() => {
     if (!store.conversationById(conversationId)) throw refuse('unknownCredential'); // purged meanwhile
-    const id = config.id ?? randomUUID();
-    store.outbox.deleteTarget(conversationId, 'a2a', id);
+    // The client's id names the config within its task only; the row's own id is the service's.
+    const configId = config.id ?? randomUUID();
+    store.outbox.deleteConfig(conversationId, configId);
     if (store.outbox.targets(conversationId, 'a2a').length >= MAX_PUSH_CONFIGS) {
       throw refuse('tooManyPushConfigs', MAX_PUSH_CONFIGS);
     }
     const target = {
-      id,
+      id: `pc_${randomUUID()}`,
       conversation_id: conversationId,
       kind: 'a2a' as const,
+      config_id: configId,
       url: config.url,
       secret: null,
       token: config.token,
@@ -150,7 +153,7 @@ export function pushConfigsOf(store: Store, conversationId: string): PushTarget[
 
 /** One push config of the conversation, or a refusal. */
 export function pushConfigOf(store: Store, conversationId: string, id: string): PushTarget {
-  const found = pushConfigsOf(store, conversationId).find((target) => target.id === id);
+  const found = pushConfigsOf(store, conversationId).find((target) => target.config_id === id);
   if (!found) throw refuse('noPushConfig');
   return found;
 }
@@ -158,6 +161,6 @@ export function pushConfigOf(store: Store, conversationId: string, id: string): 
 /** Removes one push config and its undelivered events. */
 export function removePushConfig(store: Store, conversationId: string, id: string): void {
   store.transaction(() => {
-    if (!store.outbox.deleteTarget(conversationId, 'a2a', id)) throw refuse('noPushConfig');
+    if (!store.outbox.deleteConfig(conversationId, id)) throw refuse('noPushConfig');
   });
 }

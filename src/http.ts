@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from './app.ts';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
-import { corsForAllowedOrigin, type Door } from './origins.ts';
+import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins.ts';
 import { asRefusal, errorBody, refuse, type Headers, type Refusal } from './refusals.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
 
@@ -58,7 +58,7 @@ const ANY_ORIGIN: Headers = {
   'access-control-allow-origin': '*', // the credential is a header, never a cookie
   'access-control-expose-headers': 'ETag, Retry-After, WWW-Authenticate, X-Request-Id',
 };
-/** Paths no route has: public, readable from any origin, limited. */
+/** A policy until the path is matched: public, readable from any origin, limited. */
 const UNROUTED: Policy = { cache: 'public', cors: 'any', requestLimit: true };
 
 // Public answers may be stored, but are revalidated every time: the owner's listing
@@ -72,11 +72,16 @@ export function conditionalReply(
   contentType?: string,
 ): Reply {
   const headers = { etag: answer.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
+  if (clientHas(req, answer.etag)) return { status: 304, body: '', headers };
+  return { status: 200, body: answer.bytes, headers, contentType };
+}
+
+/** Whether the request's If-None-Match names `etag` (weakly compared), or is `*`. */
+export function clientHas(req: IncomingMessage, etag: string): boolean {
   const ifNoneMatch = req.headers['if-none-match'];
-  const matches =
-    ifNoneMatch?.trim() === '*' ||
-    ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
-  return matches ? { status: 304, body: '', headers } : { status: 200, body: answer.bytes, headers, contentType };
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** One request and its answer: what the log line and the policy need to know. */
@@ -101,8 +106,15 @@ const RUN_ID = randomUUID().slice(0, 8);
 let requestCount = 0;
 const nextRequestId = () => `${RUN_ID}-${(++requestCount).toString(36)}`;
 
-/** The 'request' listener for a route table. */
-export function createRequestHandler(app: App, routes: readonly Route<Handler, Policy>[]) {
+/**
+ * The 'request' listener for a route table; `unroutedPolicy` says how a path that no route has
+ * is answered (a protocol door answers unknown paths under its own prefix in its own way).
+ */
+export function createRequestHandler(
+  app: App,
+  routes: readonly Route<Handler, Policy>[],
+  unroutedPolicy: (path: string) => Policy,
+) {
   const router = createRouter(routes);
 
   return function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -122,7 +134,9 @@ export function createRequestHandler(app: App, routes: readonly Route<Handler, P
       notes: {},
     };
     try {
-      const reply = dispatch(exchange, router.match(exchange.method, path));
+      const match = router.match(exchange.method, path);
+      if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);
+      const reply = dispatch(exchange, match);
       if (reply instanceof Promise)
         reply.then(
           (r) => settle(exchange, r),
@@ -176,11 +190,13 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
 function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply {
   if (ex.method !== 'OPTIONS') throw refuse('methodNotAllowed', ex.method, pattern, allow);
   const { cors } = ex.policy;
-  const requestHeaders = cors === 'any' ? 'Authorization, Content-Type, Idempotency-Key' : cors.requestHeaders;
+  if (cors !== 'any') {
+    return { status: 204, body: '', headers: doorPreflightHeaders(ex.app.config, cors, ex.req, allow) };
+  }
   const headers = {
     allow,
     'access-control-allow-methods': allow,
-    'access-control-allow-headers': requestHeaders,
+    'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
     'access-control-max-age': '86400',
   };
   return { status: 204, body: '', headers };

@@ -77,9 +77,10 @@ export const MIGRATIONS: readonly string[] = [
   // an A2A push notification config (a few per task), and the outbox of events waiting for
   // delivery, written in the same transaction as the write that causes them.
   `CREATE TABLE push_targets (
-     id              TEXT PRIMARY KEY,
+     id              TEXT PRIMARY KEY, -- the service's own
      conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
      kind            TEXT NOT NULL CHECK (kind IN ('webhook', 'a2a')),
+     config_id       TEXT,  -- a2a: the config's id as its client knows it, unique within the task
      url             TEXT NOT NULL,
      secret          TEXT,  -- webhook: the signing secret, shown to the agent once
      token           TEXT,  -- a2a: sent back as X-A2A-Notification-Token
@@ -90,7 +91,7 @@ export const MIGRATIONS: readonly string[] = [
      last_outcome    TEXT,
      failures        INTEGER NOT NULL DEFAULT 0 -- failed attempts since the last success
    ) STRICT;
-   CREATE INDEX push_targets_by_conversation ON push_targets (conversation_id, kind);
+   CREATE UNIQUE INDEX push_targets_by_conversation ON push_targets (conversation_id, kind, config_id);
 
    CREATE TABLE outbox (
      id              TEXT PRIMARY KEY, -- the event's id: webhook-id, the receiver's deduplication key
@@ -108,7 +109,8 @@ export const MIGRATIONS: readonly string[] = [
   // When the conversation last changed: its newest message, or the owner's close or reopen if
   // later. An A2A task's status carries this time, so a task is built from the row alone.
   `ALTER TABLE conversations ADD COLUMN changed_at TEXT;
-   UPDATE conversations SET changed_at = (SELECT max(created_at) FROM messages WHERE conversation_id = conversations.id);`,
+   UPDATE conversations
+      SET changed_at = (SELECT max(created_at) FROM messages WHERE conversation_id = conversations.id);`,
 ];
 
 /**

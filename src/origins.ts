@@ -71,6 +71,20 @@ export function checkOrigin(config: RunningConfig, door: Door, req: IncomingMess
   if (host === undefined || !trust.hosts.has(host.toLowerCase())) throw refuse('forbiddenHost', door.endpoint);
 }
 
+/**
+ * A door's preflight answer (204): Allow, and the CORS headers only when the Origin is allowed;
+ * a foreign origin learns nothing of what the door would take.
+ */
+export function doorPreflightHeaders(config: RunningConfig, door: Door, req: IncomingMessage, allow: string): Headers {
+  if (!corsForAllowedOrigin(config, door, req)['access-control-allow-origin']) return { allow };
+  return {
+    allow,
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers': door.requestHeaders,
+    'access-control-max-age': '86400',
+  };
+}
+
 /** The CORS headers for an allowed Origin (echoed, with Vary); none for any other. */
 export function corsForAllowedOrigin(config: RunningConfig, door: Door, req: IncomingMessage): Headers {
   const origin = req.headers.origin;

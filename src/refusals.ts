@@ -15,6 +15,8 @@ export const REST_TERMS = {
   body: 'request body',
   id: 'conversation id in the path',
   directory: 'GET /api/v1/directory',
+  token: 'access_token from the creation response',
+  pollField: 'poll_after_seconds',
 };
 export type Terms = typeof REST_TERMS;
 export const MCP_TERMS: Terms = {
@@ -25,6 +27,8 @@ export const MCP_TERMS: Terms = {
   body: 'tool arguments',
   id: 'argument `conversation_id`',
   directory: 'search_directory',
+  token: 'access_token from the open_conversation result',
+  pollField: 'poll_after_seconds',
 };
 
 /** How the web pages name things to a person reading them in a browser. */

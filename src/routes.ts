@@ -8,6 +8,7 @@
 //   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
 //   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins
 //   A2A_RPC       as MCP, for /a2a; refusals answered as A2A JSON-RPC errors (A2A_HTTP: as HTTP+JSON ones)
+// A path no route has is PUBLIC, but under /a2a/ A2A_HTTP: the door answers its unknown paths itself.
 // Every route but /health takes from the per-address request limit (REQUEST_LIMIT_PER_MINUTE)
 // before anything about its path is decoded.
 //
@@ -31,9 +32,8 @@ import type { Handler, Policy, Reply, RestContext } from './http.ts';
 import { mcp, mcpPreflight } from './mcp/endpoint.ts';
 import { metricsPage } from './metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from './origins.ts';
-import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aOperation } from './a2a/bindings.ts';
+import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aMethod } from './a2a/bindings.ts';
 import { agentCardPage } from './a2a/card.ts';
-import * as a2a from './a2a/operations.ts';
 import type { Route } from './router.ts';
 import type { Query } from './validate.ts';
 
@@ -46,8 +46,11 @@ const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true,
 // The A2A door's guards, for both bindings: the Origin and Host, then the URL.
 type A2aHandler = (ctx: RestContext & { query: Query }) => Promise<Reply>;
 const A2A = (handler: A2aHandler) => trustedOrigin(A2A_DOOR, query(handler));
-// An HTTP+JSON route: A2A's guards, then the operation, with its params from the query or the body.
-const a2aRoute = (operation: A2aOperation, params: 'query' | 'body') => A2A(a2aHttp(operation, params));
+// An HTTP+JSON route: A2A's guards, then the A2A method, with its params from the query or the body.
+const a2aRoute = (method: A2aMethod, params: 'query' | 'body') => A2A(a2aHttp(method, params));
+
+/** The policy of a path that no route below has (its answer is 404). */
+export const unroutedPolicy = (path: string): Policy => (path.startsWith('/a2a/') ? A2A_HTTP : PUBLIC);
 
 const route = (method: string, pattern: string, policy: Policy, handler: Handler): Route<Handler, Policy> => ({
   method,
@@ -81,16 +84,20 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
   route('GET',     '/.well-known/agent-card.json',       PUBLIC,      query(agentCardPage)),
   route('POST',    '/a2a',                               A2A_RPC,     A2A(a2aJsonRpc)),
-  route('POST',    '/a2a/message:send',                  A2A_HTTP,    a2aRoute(a2a.sendMessage, 'body')),
-  route('POST',    '/a2a/message:stream',                A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'body')),
-  route('GET',     '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'query')),
-  route('POST',    '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute(a2a.unsupportedStream, 'body')),
-  route('POST',    '/a2a/tasks/:id:cancel',              A2A_HTTP,    a2aRoute(a2a.cancelTask, 'body')),
-  route('GET',     '/a2a/tasks/:id',                     A2A_HTTP,    a2aRoute(a2a.getTask, 'query')),
-  route('GET',     '/a2a/tasks',                         A2A_HTTP,    a2aRoute(a2a.listTasks, 'query')),
-  route('POST',    '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP, a2aRoute(a2a.createPushConfig, 'body')),
-  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP, a2aRoute(a2a.listPushConfigs, 'query')),
-  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP, a2aRoute(a2a.getPushConfig, 'query')),
-  route('DELETE',  '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP, a2aRoute(a2a.deletePushConfig, 'query')),
-  route('GET',     '/a2a/extendedAgentCard',             A2A_HTTP,    a2aRoute(a2a.unsupportedExtendedCard, 'query')),
+  route('POST',    '/a2a/message:send',                  A2A_HTTP,    a2aRoute('SendMessage', 'body')),
+  route('POST',    '/a2a/message:stream',                A2A_HTTP,    a2aRoute('SendStreamingMessage', 'body')),
+  route('GET',     '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute('SubscribeToTask', 'query')),
+  route('POST',    '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute('SubscribeToTask', 'body')),
+  route('POST',    '/a2a/tasks/:id:cancel',              A2A_HTTP,    a2aRoute('CancelTask', 'body')),
+  route('GET',     '/a2a/tasks/:id',                     A2A_HTTP,    a2aRoute('GetTask', 'query')),
+  route('GET',     '/a2a/tasks',                         A2A_HTTP,    a2aRoute('ListTasks', 'query')),
+  route('POST',    '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP,
+            a2aRoute('CreateTaskPushNotificationConfig', 'body')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP,
+            a2aRoute('ListTaskPushNotificationConfigs', 'query')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP,
+            a2aRoute('GetTaskPushNotificationConfig', 'query')),
+  route('DELETE',  '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP,
+            a2aRoute('DeleteTaskPushNotificationConfig', 'query')),
+  route('GET',     '/a2a/extendedAgentCard',             A2A_HTTP,    a2aRoute('GetExtendedAgentCard', 'query')),
 ];

@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { createRequestHandler } from './http.ts';
 import { readListingsFile } from './listings.ts';
 import { quotasOf } from './quotas.ts';
-import { routes } from './routes.ts';
+import { routes, unroutedPolicy } from './routes.ts';
 import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts } from './server.ts';
 import { Store } from './store.ts';
 
@@ -54,7 +54,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     store,
     options,
   );
-  server.on('request', createRequestHandler(app, routes));
+  server.on('request', createRequestHandler(app, routes, unroutedPolicy));
 
   let closing: Promise<void> | null = null;
   return {

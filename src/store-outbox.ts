@@ -11,6 +11,8 @@ export interface PushTarget {
   readonly id: string;
   readonly conversation_id: string;
   readonly kind: TargetKind;
+  /** a2a: the config's id as its client knows it (unique within the task); null for a webhook */
+  readonly config_id: string | null;
   readonly url: string;
   readonly secret: string | null;
   readonly token: string | null;
@@ -32,20 +34,20 @@ export interface DueEvent {
 }
 
 const TARGET =
-  'id, conversation_id, kind, url, secret, token, auth_scheme, auth_credentials, created_at, last_attempt_at, ' +
-  'last_outcome, failures';
+  'id, conversation_id, kind, config_id, url, secret, token, auth_scheme, auth_credentials, created_at, ' +
+  'last_attempt_at, last_outcome, failures';
 
 function prepareStatements(db: DatabaseSync) {
   const sql = (text: string) => db.prepare(text);
   return {
     insertTarget: sql(`INSERT INTO push_targets
-      (id, conversation_id, kind, url, secret, token, auth_scheme, auth_credentials, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      (id, conversation_id, kind, config_id, url, secret, token, auth_scheme, auth_credentials, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     targets: sql(`SELECT ${TARGET} FROM push_targets WHERE conversation_id = ? ORDER BY created_at, id`),
     targetsOfKind: sql(
       `SELECT ${TARGET} FROM push_targets WHERE conversation_id = ? AND kind = ? ORDER BY created_at, id`,
     ),
-    deleteTarget: sql('DELETE FROM push_targets WHERE conversation_id = ? AND kind = ? AND id = ?'),
+    deleteConfig: sql(`DELETE FROM push_targets WHERE conversation_id = ? AND kind = 'a2a' AND config_id = ?`),
     deleteTargetsOfKind: sql('DELETE FROM push_targets WHERE conversation_id = ? AND kind = ?'),
     recordAttempt: sql(`UPDATE push_targets SET last_attempt_at = ?, last_outcome = ?,
       failures = CASE WHEN ? THEN 0 ELSE failures + 1 END WHERE id = ?`),
@@ -77,6 +79,7 @@ export class OutboxTable {
       t.id,
       t.conversation_id,
       t.kind,
+      t.config_id,
       t.url,
       t.secret,
       t.token,
@@ -91,9 +94,9 @@ export class OutboxTable {
       kind === undefined ? this.#sql.targets.all(conversationId) : this.#sql.targetsOfKind.all(conversationId, kind);
     return rows as unknown as PushTarget[];
   }
-  /** Deletes one target of the conversation (with its pending events); false when there was none. */
-  deleteTarget(conversationId: string, kind: TargetKind, id: string): boolean {
-    return Number(this.#sql.deleteTarget.run(conversationId, kind, id).changes) > 0;
+  /** Deletes one A2A push config of the conversation (with its pending events); false when there was none. */
+  deleteConfig(conversationId: string, configId: string): boolean {
+    return Number(this.#sql.deleteConfig.run(conversationId, configId).changes) > 0;
   }
   /** Deletes every target of a kind of the conversation; returns how many there were. */
   deleteTargets(conversationId: string, kind: TargetKind): number {

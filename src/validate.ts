@@ -136,8 +136,8 @@ export function idempotencyKeyHeader(header: string | string[] | undefined): str
 }
 
 /** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
-export function idempotencyKey(key: unknown): string {
-  if (typeof key !== 'string') throw refuse('wrongType', 'idempotency_key', `a string of ${KEY_RULE}`);
+export function idempotencyKey(key: unknown, name = 'idempotency_key'): string {
+  if (typeof key !== 'string') throw refuse('wrongType', name, `a string of ${KEY_RULE}`);
   if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength)
     throw refuse('keyLength', key.length);
   if (!KEY.test(key)) throw refuse('keyCharacters');
@@ -153,16 +153,16 @@ export function fieldsOf(body: unknown, allowed: readonly string[]): Record<stri
 }
 
 /** A message: 1 to 8000 characters, not blank, no NUL, valid Unicode. */
-export function messageText(value: unknown): string {
+export function messageText(value: unknown, name = 'message'): string {
   const what = `a string of 1 to ${LIMITS.messageMaxChars} characters`;
-  if (value === undefined) throw refuse('required', 'message', what);
-  if (typeof value !== 'string') throw refuse('wrongType', 'message', what);
-  if (value.trim() === '') throw refuse('blankMessage');
+  if (value === undefined) throw refuse('required', name, what);
+  if (typeof value !== 'string') throw refuse('wrongType', name, what);
+  if (value.trim() === '') throw refuse('blankMessage', name);
   const length = codePointLength(value);
-  if (length > LIMITS.messageMaxChars) throw refuse('tooLong', 'message', LIMITS.messageMaxChars, length);
+  if (length > LIMITS.messageMaxChars) throw refuse('tooLong', name, LIMITS.messageMaxChars, length);
   const control = MESSAGE_CONTROL.exec(value);
-  if (control) throw refuse('controlCharacter', 'message', escapedCodePoint(control[0]));
-  if (!value.isWellFormed()) throw refuse('loneSurrogate', 'message');
+  if (control) throw refuse('controlCharacter', name, escapedCodePoint(control[0]));
+  if (!value.isWellFormed()) throw refuse('loneSurrogate', name);
   return value;
 }
 

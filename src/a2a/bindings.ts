@@ -22,8 +22,8 @@ const A2A_TYPE = 'application/a2a+json';
 export type A2aOperation = (call: A2aCall) => unknown;
 type A2aContext = RestContext & { query: Query };
 
-/** The JSON-RPC methods; any other is -32601. */
-const METHODS: Record<string, A2aOperation> = {
+/** A2A's methods, by the names both bindings log; on JSON-RPC any other is -32601. */
+const METHODS = {
   SendMessage: operations.sendMessage,
   SendStreamingMessage: operations.unsupportedStream,
   GetTask: operations.getTask,
@@ -35,7 +35,8 @@ const METHODS: Record<string, A2aOperation> = {
   ListTaskPushNotificationConfigs: operations.listPushConfigs,
   DeleteTaskPushNotificationConfig: operations.deletePushConfig,
   GetExtendedAgentCard: operations.unsupportedExtendedCard,
-};
+} satisfies Record<string, A2aOperation>;
+export type A2aMethod = keyof typeof METHODS;
 
 /** A2A-Version, header or query: 1.0 (a patch number is ignored); none means 0.3, which is not served. */
 function checkVersion(ctx: A2aContext): void {
@@ -65,7 +66,9 @@ export async function a2aJsonRpc(ctx: A2aContext): Promise<Reply> {
     const request = await readRpcRequest(ctx, A2A_BODY_BYTES, MEDIA_TYPES);
     if (request === null) return { status: 202, body: '' }; // a notification: nothing is done
     id = request.id;
-    const operation = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
+    const operation: A2aOperation | undefined = Object.hasOwn(METHODS, request.method)
+      ? METHODS[request.method as A2aMethod]
+      : undefined;
     if (operation === undefined)
       throw new A2aError(
         'methodNotFound',
@@ -80,7 +83,8 @@ export async function a2aJsonRpc(ctx: A2aContext): Promise<Reply> {
 }
 
 /** An HTTP+JSON route: its operation, with the path's ids and the query or the body as params. */
-export function a2aHttp(operation: A2aOperation, source: 'query' | 'body', rename: Record<string, string> = {}) {
+export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Record<string, string> = {}) {
+  const operation: A2aOperation = METHODS[method];
   return async (ctx: A2aContext): Promise<Reply> => {
     try {
       checkVersion(ctx);
@@ -93,7 +97,7 @@ export function a2aHttp(operation: A2aOperation, source: 'query' | 'body', renam
         Object.entries(ctx.params).map(([name, value]) => [rename[name] ?? name, value]),
       );
       const params = { ...(source === 'query' ? Object.fromEntries(ctx.query) : body), ...fromPath };
-      ctx.note({ a2a_method: operation.name });
+      ctx.note({ a2a_method: method });
       const result = await operation({ ctx, holder, params });
       return { status: 200, body: result as object, contentType: A2A_TYPE };
     } catch (err) {

@@ -3,7 +3,7 @@
 
 import type { App } from '../app.ts';
 import { etagOf } from '../directory.ts';
-import type { Reply, RestContext } from '../http.ts';
+import { clientHas, type Reply, type RestContext } from '../http.ts';
 import { SERVICE_VERSION } from '../version.ts';
 
 const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();
@@ -61,7 +61,5 @@ export function agentCardPage({ app, req }: RestContext): Reply {
     cards.set(app, card);
   }
   const headers = { etag: card.etag, 'cache-control': 'public, max-age=300' };
-  const ifNoneMatch = req.headers['if-none-match'];
-  const matches = ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === card.etag);
-  return matches ? { status: 304, body: '', headers } : { status: 200, body: card.bytes, headers };
+  return clientHas(req, card.etag) ? { status: 304, body: '', headers } : { status: 200, body: card.bytes, headers };
 }

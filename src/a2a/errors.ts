@@ -16,6 +16,8 @@ export const A2A_TERMS: Terms = {
   body: 'request',
   id: 'task id',
   directory: 'the directory (GET /api/v1/directory)',
+  token: 'accessToken from the metadata of the task the opening returned',
+  pollField: 'metadata.pollAfterSeconds',
 };
 
 const A2A_DOMAIN = 'a2a-protocol.org';
@@ -54,8 +56,9 @@ export const KINDS = {
   credentialInUrl: { ...kind(-32602, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'), rpcHttp: 400 },
   parseError: kind(-32700, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'),
   invalidRequest: kind(-32600, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'),
-  methodNotFound: kind(-32601, 404, 'NOT_FOUND', 'METHOD_NOT_FOUND'),
-  notAllowed: { ...kind(-32601, 405, 'UNIMPLEMENTED', 'METHOD_NOT_FOUND'), rpcHttp: 405 },
+  // Not A2A errors, so not in A2A's domain: JSON-RPC's own, a path or method no route has.
+  methodNotFound: kind(-32601, 404, 'NOT_FOUND', 'METHOD_NOT_FOUND', OWN_DOMAIN),
+  notAllowed: { ...kind(-32601, 405, 'UNIMPLEMENTED', 'METHOD_NOT_FOUND', OWN_DOMAIN), rpcHttp: 405 },
   unauthenticated: kind(401, 401, 'UNAUTHENTICATED', 'UNAUTHENTICATED', OWN_DOMAIN),
   blocked: kind(403, 403, 'PERMISSION_DENIED', 'BLOCKED', OWN_DOMAIN),
   foreignOrigin: kind(403, 403, 'PERMISSION_DENIED', 'FORBIDDEN_ORIGIN', OWN_DOMAIN),
@@ -124,10 +127,13 @@ export function asA2aError(err: unknown): { error: A2aError; expected: boolean }
 
 function fromRefusal(refusal: Refusal): A2aError {
   const reused = refusal.reason === 'creationKeyUsed' || refusal.reason === 'followUpKeyConflict';
-  const message =
-    refusal.reason === 'expired'
-      ? 'Task not found: its credential has expired; open a new conversation to continue.'
-      : refusal.messageIn(A2A_TERMS);
+  const taskNotFound: Partial<Record<Reason, string>> = {
+    expired: 'Task not found: its credential has expired; open a new conversation to continue.',
+    // never says whether the id is another conversation's
+    otherConversation: 'Task not found: a credential opens only its own task; send that task id, or none.',
+    badConversationId: 'Task not found: a credential opens only its own task; send that task id, or none.',
+  };
+  const message = taskNotFound[refusal.reason] ?? refusal.messageIn(A2A_TERMS);
   return new A2aError(BY_REASON[refusal.reason] ?? 'invalidParams', message, refusal.headers, reused);
 }
 
@@ -171,8 +177,8 @@ export function httpErrorReply(error: A2aError): Reply {
   return { status: http, body, headers: passedOn(error), contentType: 'application/a2a+json' };
 }
 
-/** The headers a refusal carries that a client acts on. */
+/** The headers a refusal carries that a client acts on, and `Connection: close` after a body left unread. */
 function passedOn(error: A2aError): Record<string, string> {
-  const kept = ['retry-after', 'www-authenticate', 'allow'];
+  const kept = ['retry-after', 'www-authenticate', 'allow', 'connection'];
   return Object.fromEntries(Object.entries(error.headers).filter(([name]) => kept.includes(name)));
 }

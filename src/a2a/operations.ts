@@ -101,6 +101,18 @@ export function getTask(call: A2aCall) {
   return taskOf(app, conversation, historyLength);
 }
 
+/** A2A's task states (a2a.proto's TaskState); this service uses three of them. */
+const TASK_STATES = [
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+];
+
 /** ListTasks: the credential's one task, if it passes the filters; a poll too. */
 export function listTasks(call: A2aCall) {
   const { app } = call.ctx;
@@ -108,13 +120,12 @@ export function listTasks(call: A2aCall) {
   refuseTenant(params);
   if (member(params, 'pageToken') !== undefined)
     throw new A2aError('invalidParams', '`pageToken` must be empty: there is one page.');
-  const pageSize = integerMember(params, 'pageSize', 0, 100) || 50;
+  const pageSize = integerMember(params, 'pageSize', 1, 100) ?? 50;
   const historyLength = historyLengthOf(params);
   const status = stringMember(params, 'status');
-  const known = ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'];
   const ignored = [undefined, 'UNRECOGNIZED', 'TASK_STATE_UNSPECIFIED'];
-  if (!ignored.includes(status) && !(status as string).startsWith('TASK_STATE_')) {
-    throw new A2aError('invalidParams', '`status` must be a task state such as TASK_STATE_WORKING.');
+  if (!ignored.includes(status) && !TASK_STATES.includes(status as string)) {
+    throw new A2aError('invalidParams', `\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
   }
   const after = stringMember(params, 'statusTimestampAfter');
   if (after !== undefined && Number.isNaN(Date.parse(after))) {
@@ -126,8 +137,8 @@ export function listTasks(call: A2aCall) {
   const contextId = stringMember(params, 'contextId');
   const passes =
     (contextId === undefined || contextId.toLowerCase() === conversation.id) &&
-    (ignored.includes(status) || (known.includes(status as string) && status === task.status.state)) &&
-    (after === undefined || Date.parse(task.status.timestamp ?? '') > Date.parse(after));
+    (ignored.includes(status) || status === task.status.state) &&
+    (after === undefined || Date.parse(task.status.timestamp) >= Date.parse(after));
   return { tasks: passes ? [task] : [], nextPageToken: '', pageSize, totalSize: passes ? 1 : 0 };
 }
 
@@ -139,10 +150,13 @@ export function cancelTask(call: A2aCall) {
   throw new A2aError('taskNotCancelable', 'Only the owner ends this conversation; it cannot be canceled.');
 }
 
-export function unsupportedStream(): never {
+// Params before capability: a bad tenant is refused before the operation is found unsupported.
+export function unsupportedStream(call: A2aCall): never {
+  refuseTenant(call.params);
   throw unsupported('Streaming');
 }
-export function unsupportedExtendedCard(): never {
+export function unsupportedExtendedCard(call: A2aCall): never {
+  refuseTenant(call.params);
   throw new A2aError('unsupportedOperation', 'This agent has no extended agent card.');
 }
 
@@ -158,12 +172,14 @@ export async function createPushConfig(call: A2aCall) {
 }
 
 export function getPushConfig(call: A2aCall) {
+  refuseTenant(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'taskId'));
   return shownConfig(pushConfigOf(call.ctx.app.store, conversation.id, configId(call.params)));
 }
 
 export function listPushConfigs(call: A2aCall) {
+  refuseTenant(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'taskId'));
   return { configs: pushConfigsOf(call.ctx.app.store, conversation.id).map(shownConfig), nextPageToken: '' };
@@ -171,6 +187,7 @@ export function listPushConfigs(call: A2aCall) {
 
 export async function deletePushConfig(call: A2aCall) {
   const { app } = call.ctx;
+  refuseTenant(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'taskId'));
   await app.write(() => removePushConfig(app.store, conversation.id, configId(call.params)));
@@ -186,7 +203,7 @@ function configId(params: Json): string {
 /** A config as it is shown again: never its token or credentials, only the scheme. */
 function shownConfig(target: PushTarget) {
   return {
-    id: target.id,
+    id: target.config_id,
     taskId: target.conversation_id,
     url: target.url,
     ...(target.auth_scheme !== null && { authentication: { scheme: target.auth_scheme } }),

@@ -44,7 +44,7 @@ export function stringMember(object: Json, name: string): string | undefined {
 export function integerMember(object: Json, name: string, min: number, max: number): number | undefined {
   const raw = member(object, name);
   if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' && /^-?\d{1,9}$/.test(raw) ? Number(raw) : raw;
+  const value = typeof raw === 'string' && /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw; // 15 digits: exact
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(`\`${name}\` must be a whole number from ${min} to ${max}.`);
   }
@@ -88,8 +88,8 @@ export function inboundMessage(params: Json): Inbound {
   const rawKey = member(m, 'messageId');
   if (rawKey === undefined) throw invalid('`message.messageId` is required: a new unique id (a UUID) per message.');
   return {
-    text: messageText(part.text),
-    key: idempotencyKey(rawKey),
+    text: messageText(part.text, 'message.parts[0].text'),
+    key: idempotencyKey(rawKey, 'message.messageId'),
     taskId: stringMember(m, 'taskId'),
     contextId: stringMember(m, 'contextId'),
   };

@@ -9,7 +9,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Reply, RestContext } from '../http.ts';
-import { corsForAllowedOrigin, MCP_DOOR } from '../origins.ts';
+import { doorPreflightHeaders, MCP_DOOR } from '../origins.ts';
 import { readRpcRequest, rpcError, RpcError, rpcResult, shown, type RpcId, type RpcRequest } from '../jsonrpc.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { instructions, TOOL_NAMES } from './tool-list.ts';
@@ -125,13 +125,5 @@ async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean):
 
 /** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */
 export function mcpPreflight(ctx: RestContext): Reply {
-  const headers: Record<string, string> = { allow: 'POST, OPTIONS' };
-  if (corsForAllowedOrigin(ctx.app.config, MCP_DOOR, ctx.req)['access-control-allow-origin']) {
-    Object.assign(headers, {
-      'access-control-allow-methods': 'POST',
-      'access-control-allow-headers': MCP_DOOR.requestHeaders,
-      'access-control-max-age': '86400',
-    });
-  }
-  return { status: 204, body: '', headers };
+  return { status: 204, body: '', headers: doorPreflightHeaders(ctx.app.config, MCP_DOOR, ctx.req, 'POST, OPTIONS') };
 }
