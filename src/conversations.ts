@@ -219,9 +219,9 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 export function checkUpdates(
   conversation: Conversation,
   after: number,
-  poll: { clock: PollClock; at: number; intervalSeconds: number; waitSeconds: number },
+  poll: { clock: PollClock; at: number; intervalSeconds: number; waitSeconds: number; held: boolean },
 ) {
-  const wait = poll.clock.take(conversation.id, poll.at, poll.waitSeconds);
+  const wait = poll.clock.take(conversation.id, poll.at, poll.waitSeconds, poll.held);
   if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
   return updatesRecord(conversation, after, poll.intervalSeconds);
 }

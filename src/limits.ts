@@ -64,9 +64,11 @@ interface PollEntry {
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
- * poll_after_seconds never sees a 429. A poll that waits S seconds for a reply uses S
- * seconds of that gap, so a client that chains waits is never refused either; one waiting
- * poll per conversation at a time; a wait that ends because the owner wrote restarts the clock.
+ * poll_after_seconds never sees a 429. A poll that asks to wait S seconds for a reply uses S
+ * seconds of that gap, whether it is held or answered at once because the owner already wrote,
+ * so a client that chains waits of the whole gap is never refused either; one held poll per
+ * conversation at a time; a wait that ends because the owner wrote restarts the clock. With no
+ * gap (an interval of 5 s or less, or 0: not enforced) no poll is ever refused.
  */
 export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
@@ -75,18 +77,21 @@ export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITE
   return {
     /** The gap in seconds (the interval less its grace). */
     gapSeconds: gapMs / 1000,
-    /** Judges a poll that may wait `waitSeconds` and, when it is accepted, records it: 0, or the seconds to wait. */
-    take(conversationId: string, now: number, waitSeconds = 0): number {
+    /**
+     * Judges a poll that asks to wait `waitSeconds` (`held`: it will be held that long at most)
+     * and, when it is accepted, records it: 0, or the seconds to wait before polling again.
+     */
+    take(conversationId: string, now: number, waitSeconds = 0, held = false): number {
+      if (gapMs === 0) return 0;
       const entry = polls.get(conversationId);
       if (entry !== undefined && entry.waitEndsAt > 0) return Math.max(1, (entry.waitEndsAt - now) / 1000);
       if (entry !== undefined && now < entry.nextAt) return (entry.nextAt - now) / 1000;
-      if (gapMs === 0 && waitSeconds === 0) return 0;
       if (entry === undefined) makeRoom(polls, maxEntries, (e) => idle(e, now));
       const waitMs = waitSeconds * 1000;
       polls.delete(conversationId); // re-inserted last: the Map's order stays oldest first
       polls.set(conversationId, {
         nextAt: now + Math.max(0, gapMs - waitMs),
-        waitEndsAt: waitMs > 0 ? now + waitMs : 0,
+        waitEndsAt: held && waitMs > 0 ? now + waitMs : 0,
       });
       return 0;
     },

@@ -84,9 +84,10 @@ export const CONVERSATION_PATHS = {
         ),
       ],
       description:
-        'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After. A poll that waits S ' +
-        'seconds uses S seconds of that interval, so a client that chains waits never gets 429; a wait that ' +
-        'ends because the owner wrote lets the next poll in at once. One waiting poll per conversation.',
+        'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After. A poll that asks to wait ' +
+        'S seconds uses S seconds of that interval (also when answered at once because the owner already ' +
+        'wrote), so a client that chains waits of the longest length never gets 429; a wait that ends because ' +
+        'the owner wrote lets the next poll in at once. One waiting poll per conversation.',
       ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
     }),
   },

@@ -27,9 +27,13 @@ export function pollUpdates(
   whenGone: () => AbortSignal,
 ): UpdatesResult | Promise<UpdatesResult> {
   const intervalSeconds = app.config.pollIntervalSeconds;
-  // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
-  const holds = waitSeconds > 0 && !hasNews(conversation, after) && app.waits.hasRoom();
-  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: holds ? waitSeconds : 0 };
+  // Held only when there is nothing to say yet, and room. A wait answered at once because the
+  // owner already wrote counts as the wait it asked for (chained waits meet no 429); one the
+  // server has no room to hold counts as a plain poll.
+  const news = hasNews(conversation, after);
+  const holds = waitSeconds > 0 && !news && app.waits.hasRoom();
+  const charged = holds || news ? waitSeconds : 0;
+  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: charged, held: holds };
   const answer = checkUpdates(conversation, after, poll);
   return holds ? heldUntilNews(app, conversation, after, waitSeconds, whenGone) : answer;
 }

@@ -58,6 +58,33 @@ test('chained waits never see 429, and a plain poll after them keeps its interva
   );
 });
 
+test('a wait answered at once because the owner already wrote counts as the wait it asked for', async (t) => {
+  // An interval of 7 s: a gap of 2 s, and waits of up to 2 s that use the whole gap.
+  const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '7' } });
+  const conversation = await openConversation(service.url);
+  const wait = (after: number) =>
+    request(service.url, 'GET', updates(conversation, `?after=${after}&wait=2`), { token: conversation.token });
+  assert.equal((await wait(1)).body.new_reply, false, 'the first wait ends unanswered');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'Between two waits.'])).code, 0);
+  const news = await wait(1);
+  assert.equal(news.body.new_reply, true, 'the reply was already there: answered at once');
+  const next = await wait(2);
+  assert.equal(next.status, 200, `the chain goes on: ${next.text}`);
+});
+
+test('with POLL_INTERVAL_SECONDS=0 no poll is refused, even beside a held wait', async (t) => {
+  const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
+  const conversation = await openConversation(service.url);
+  const held = request(service.url, 'GET', updates(conversation, '?after=1&wait=3'), { token: conversation.token });
+  await waitUntil(() => service.waitingPolls() === 1, 'the poll is held');
+  const plain = await request(service.url, 'GET', updates(conversation, '?after=1'), { token: conversation.token });
+  assert.equal(plain.status, 200, plain.text);
+  const second = request(service.url, 'GET', updates(conversation, '?after=1&wait=3'), { token: conversation.token });
+  await waitUntil(() => service.waitingPolls() === 2, 'a second wait is held too');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'To both.'])).code, 0);
+  for (const answer of [await held, await second]) assert.equal(answer.body.new_reply, true);
+});
+
 test('wait is validated: 0 to the interval less 5 seconds, 55 by default', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);

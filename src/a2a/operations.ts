@@ -232,6 +232,7 @@ function poll(app: App, conversation: Conversation): void {
     at: app.now(),
     intervalSeconds: app.config.pollIntervalSeconds,
     waitSeconds: 0,
+    held: false,
   };
   checkUpdates(conversation, conversation.latest_owner_seq, clock);
 }
