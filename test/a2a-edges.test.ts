@@ -120,7 +120,7 @@ test('statusTimestampAfter takes tasks changed at that time or later, as a2a.pro
   assert.equal((await after(later)).body.totalSize, 0);
 });
 
-test('a bodyless POST is {}; a long historyLength is the most there is; the card answers If-None-Match: *', async (t) => {
+test('a bodyless POST is {}; a long historyLength is the most there is; the card takes If-None-Match: *', async (t) => {
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
   const { id, token } = await openOverA2a(service);
   const cancel = await request(service.url, 'POST', `/a2a/tasks/${id}:cancel`, {

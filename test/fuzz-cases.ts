@@ -180,7 +180,8 @@ export class FuzzCases {
     const args = `{"conversation_id": "${this.#mine.id}", "access_token": "${this.#mine.token}"}`;
     return (
       `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "check_updates", "arguments": ${args}, ` +
-      '"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}'
+      '"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", ' +
+      '"io.modelcontextprotocol/clientCapabilities": {}}}}'
     );
   }
 

@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { request, type TestService } from './helpers.ts';
 
 export const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+export const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 export const MODERN = '2026-07-28';
+/** The per-request fields the 2026-07-28 revision requires in `_meta`. */
+export const MODERN_META = { [VERSION_KEY]: MODERN, [CAPABILITIES_KEY]: {} };
 
 /** POSTs one JSON-RPC body to /mcp; `modern` adds the 2026-07-28 envelope and headers. */
 export async function rpc(
@@ -13,7 +16,7 @@ export async function rpc(
   options: { modern?: boolean; headers?: Record<string, string> } = {},
 ) {
   const body = options.modern
-    ? { ...message, params: { ...(message.params as object), _meta: { [VERSION_KEY]: MODERN } } }
+    ? { ...message, params: { ...(message.params as object), _meta: MODERN_META } }
     : message;
   const standard: Record<string, string> = options.modern
     ? { 'mcp-protocol-version': MODERN, 'mcp-method': String(message.method) }

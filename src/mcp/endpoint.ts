@@ -21,6 +21,7 @@ const MODERN = '2026-07-28';
 const HANDSHAKE_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const SUPPORTED_VERSIONS = [MODERN, ...HANDSHAKE_VERSIONS];
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const SERVER_INFO = { name: 'agent-contact-service', title: 'Agent contact service', version: SERVICE_VERSION };
 const CAPABILITIES = { tools: { listChanged: false } };
 const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list changes only with a release
@@ -76,11 +77,22 @@ function isModern(req: IncomingMessage, request: RpcRequest): boolean {
       );
     throw unsupported(sentVersion);
   }
+  // A handshake revision's client may name its version in _meta too: it is served as that revision.
+  if (typeof version === 'string' && HANDSHAKE_VERSIONS.includes(version) && sentVersion === version) return false;
   if (version !== MODERN) throw unsupported(version);
   if (sentVersion !== version) throw mismatch('MCP-Protocol-Version', sentVersion, version);
   if (header('mcp-method') !== request.method) throw mismatch('Mcp-Method', header('mcp-method'), request.method);
   if (request.method === 'tools/call' && decoded(header('mcp-name')) !== request.params.name)
     throw mismatch('Mcp-Name', header('mcp-name'), request.params.name);
+  const capabilities = (meta as Record<string, unknown>)[CAPABILITIES_KEY];
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+    throw new RpcError(
+      -32602,
+      `Invalid params: ${MODERN} requires params._meta["${CAPABILITIES_KEY}"] on every request, an object ({} ` +
+        'when the client declares none).',
+      400,
+    );
+  }
   return true;
 }
 

@@ -49,8 +49,19 @@ const optionalString = (value: unknown, name: string, what: string) => {
   return value ?? '';
 };
 
+/**
+ * Tool arguments are JSON, and the tools' schemas say integer: a number sent as a string is
+ * refused here (the validators shared with REST take query strings, which are always text).
+ */
+function numbersOnly(args: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    if (args[name] !== undefined && typeof args[name] !== 'number') throw refuse('wrongType', name, 'a JSON number');
+  }
+}
+
 function searchDirectory({ app, args }: ToolContext) {
   fieldsOf(args, ['q', 'kind', 'category', 'limit', 'offset']);
+  numbersOnly(args, ['limit', 'offset']);
   const query = {
     kind: kindOf(args.kind),
     q: searchText(optionalString(args.q, 'q', `a string of at most ${LIMITS.qMaxChars} characters`)),
@@ -90,6 +101,7 @@ function sendMessage({ app, args, conversation, clientAddress }: WithConversatio
 
 function checkUpdatesTool({ app, args, conversation, whenGone }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token', 'after', 'wait']);
+  numbersOnly(args, ['after', 'wait']);
   const after = updatesAfter(args.after);
   const wait = waitSeconds(args.wait, mcpMaxWaitSeconds(app.config.pollIntervalSeconds));
   return pollUpdates(app, conversation, after, wait, whenGone);
@@ -97,6 +109,7 @@ function checkUpdatesTool({ app, args, conversation, whenGone }: WithConversatio
 
 function readMessagesTool({ app, args, conversation }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token', 'after', 'limit']);
+  numbersOnly(args, ['after', 'limit']);
   return readMessages(app.store, conversation, historyRange(args.after, args.limit));
 }
 
