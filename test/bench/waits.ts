@@ -27,8 +27,8 @@ interface Measured {
 function seed(dbPath: string, count: number): { id: string; token: string }[] {
   const store = new Store(dbPath);
   const insert = store.db.prepare(`INSERT INTO conversations
-    (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-    VALUES (?, unhex(?), ?, 'open', '{}', ?, ?, 1, 0)`);
+    (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at)
+    VALUES (?, unhex(?), ?, 'open', '{}', ?, ?, 1, 0, ?)`);
   const message = store.db.prepare(
     "INSERT INTO messages (conversation_id, seq, author, message, created_at) VALUES (?, 1, 'client', 'waiting', ?)",
   );
@@ -39,7 +39,7 @@ function seed(dbPath: string, count: number): { id: string; token: string }[] {
   for (let i = 0; i < count; i++) {
     const id = randomUUID();
     const token = randomBytes(32).toString('hex');
-    insert.run(id, hash('sha256', token), `bench-wait-${i}`, now, later);
+    insert.run(id, hash('sha256', token), `bench-wait-${i}`, now, later, now);
     message.run(id, now);
     seeded.push({ id, token });
   }
