@@ -10,7 +10,7 @@ import { seededRandom } from './random.ts';
 import { bearer, message, openOverA2a, rpc, V } from './a2a-calls.ts';
 import { owner } from './owner-run.ts';
 
-test('JSON-RPC framing: parse error, batch, unknown method, notification, GET, and the HTTP+JSON statuses', async (t) => {
+test('JSON-RPC framing: parse error, batch, unknown method, notification, GET; the HTTP+JSON statuses', async (t) => {
   const service = await startTestService(t);
   const raw = (body: string) =>
     request(service.url, 'POST', '/a2a', { body, headers: { ...V, 'content-type': 'application/json' } });
@@ -67,7 +67,7 @@ test('GetTask and ListTasks: historyLength, the filters, the page size', async (
   assert.deepEqual([http.body.tasks.length, http.body.pageSize], [1, 10]);
 });
 
-test("a task's status carries the time of its last change, and the owner's reply whatever the history asked", async (t) => {
+test("a task's status has the time of its last change, and the owner's reply whatever the history asked", async (t) => {
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
   const { id, token } = await openOverA2a(service);
   const status = async (historyLength: number) =>
@@ -138,7 +138,7 @@ test('a foreign Origin or Host gets 403; a preflight gets 204, with CORS only fo
   assert.equal(other.headers.get('access-control-allow-origin'), null);
 });
 
-test('push configs: at most 5 a task, a private address refused without the allowance, nothing shown back', async (t) => {
+test('push configs: at most 5 a task, a private address refused unless allowed, the token never shown', async (t) => {
   const service = await startTestService(t, { env: { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' } });
   const { id, token } = await openOverA2a(service);
   const create = (url: string) =>
@@ -197,7 +197,12 @@ test(`a fuzz run on /a2a gets no 5xx and logs no unexpected error`, async (t) =>
     'X',
   ];
   for (let i = 0; i < 300; i++) {
-    const params = `{"id": ${pick(values)}, "taskId": ${pick(values)}, "message": {"messageId": ${pick(values)}, "role": ${pick(values)}, "parts": [{"text": ${pick(values)}, "mediaType": ${pick(values)}}], "taskId": ${pick(values)}}, "historyLength": ${pick(values)}, "metadata": ${pick(values)}, "url": ${pick(values)}, "configuration": ${pick(values)}}`;
+    const params =
+      `{"id": ${pick(values)}, "taskId": ${pick(values)}, ` +
+      `"message": {"messageId": ${pick(values)}, "role": ${pick(values)}, ` +
+      `"parts": [{"text": ${pick(values)}, "mediaType": ${pick(values)}}], "taskId": ${pick(values)}}, ` +
+      `"historyLength": ${pick(values)}, "metadata": ${pick(values)}, "url": ${pick(values)}, ` +
+      `"configuration": ${pick(values)}}`;
     const body =
       random() < 0.5
         ? `{"jsonrpc": "2.0", "id": ${pick(['1', '"a"', deep])}, "method": "${pick(methods)}", "params": ${params}}`

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { request, startTestService } from './helpers.ts';
 import { bearer, message, openOverA2a, rpc, V } from './a2a-calls.ts';
 
-test('the agent card: required fields, both interfaces in order, no security requirement, cached with an ETag', async (t) => {
+test('agent card: required fields, both interfaces in order, no security requirement, cached with ETag', async (t) => {
   const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://agents.example.org' } });
   const card = await request(service.url, 'GET', '/.well-known/agent-card.json');
   assert.equal(card.status, 200);
@@ -62,7 +62,7 @@ test('A2A-Version is required, as a header or in the query; 0.3 or none is refus
   assert.equal(query.body.result.task.status.state, 'TASK_STATE_WORKING');
 });
 
-test('credentials: none or a wrong one gets 401 with WWW-Authenticate, another task -32001, and the token shows only once', async (t) => {
+test('credentials: none or a wrong one: 401 + WWW-Authenticate; another task: -32001; token shown once', async (t) => {
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
   const mine = await openOverA2a(service);
   const theirs = await openOverA2a(service);
@@ -96,7 +96,7 @@ test('credentials: none or a wrong one gets 401 with WWW-Authenticate, another t
   assert.ok(!service.logs.some((entry) => JSON.stringify(entry).includes(mine.token)), 'no log line holds the token');
 });
 
-test('follow-ups: a retry is a duplicate, a changed text or a reused opening id is refused, a foreign contextId too', async (t) => {
+test('follow-ups: a retry is a duplicate; changed text, reused opening id, foreign contextId: refused', async (t) => {
   const service = await startTestService(t);
   const openingId = randomUUID();
   const opened = await rpc(service, 'SendMessage', {

@@ -36,7 +36,8 @@ test(
     await page.screenshot(path.join(SCREENSHOTS, 'home.png'));
 
     await page.navigateBy(
-      `(() => { document.querySelector('#q').value = 'weather'; document.querySelector('form[role=search]').requestSubmit(); })()`,
+      `(() => { document.querySelector('#q').value = 'weather'; ` +
+        `document.querySelector('form[role=search]').requestSubmit(); })()`,
     );
     assert.match(await page.evaluate<string>('location.search'), /q=weather/);
     const found = await page.evaluate<string[]>(
@@ -47,7 +48,8 @@ test(
 
     await page.goto(`${service.url}/`);
     await page.navigateBy(
-      `(() => { document.querySelector('#category').value = 'research'; document.querySelector('form[role=search]').requestSubmit(); })()`,
+      `(() => { document.querySelector('#category').value = 'research'; ` +
+        `document.querySelector('form[role=search]').requestSubmit(); })()`,
     );
     const categories = await page.evaluate<string[]>(
       '[...document.querySelectorAll("ol.listings .meta")].map((m) => m.textContent)',

@@ -90,7 +90,7 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
   assert.equal(service.store.messageCount(), 2, 'no refused follow-up was stored');
 });
 
-test('a credential issued by another server on the same database is accepted, and an unknown one still is not', async (t) => {
+test('a credential another server issued on the same database is accepted; an unknown one still is not', async (t) => {
   // As during a restart that overlaps the old process: each server keeps its own record
   // of which credentials exist, and must learn of the other's openings.
   const service = await startTestService(t);

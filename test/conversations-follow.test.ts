@@ -14,7 +14,7 @@ function ownerReply(store: Store, id: string, message: string) {
   return reply(store, id, message, { at: Date.now(), dailyMaximum: 0 });
 }
 
-test('a follow-up is stored as the next seq; an identical retry returns the original with duplicate true', async (t) => {
+test('a follow-up is stored as the next seq; an identical retry gets the original with duplicate true', async (t) => {
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
   const key = newKey();
@@ -84,7 +84,7 @@ test('identical follow-ups sent at once are stored once', async (t) => {
   assert.equal(history.body.items.length, 2);
 });
 
-test('status moves open → answered → open, and a closed conversation is readable but takes no follow-up', async (t) => {
+test('status goes open → answered → open; a closed conversation is readable but takes no follow-up', async (t) => {
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url);
   const status = async () => (await request(service.url, 'GET', `/api/v1/conversations/${id}`, { token })).body.status;
@@ -173,7 +173,7 @@ test('updates signal owner replies after the given seq', async (t) => {
   assertRefused(await poll('?after=-5'), 400, /`after`/);
 });
 
-test('polling sooner than the interval gets 429 with an accurate Retry-After; waiting the interval never does', async (t) => {
+test('polling too soon gets 429 with an accurate Retry-After; waiting the interval never does', async (t) => {
   const clock = fakeClock();
   const service = await startTestService(t, { now: clock.now });
   const { id, token } = await openConversation(service.url);
@@ -218,8 +218,10 @@ test('checks run in the contract order, so one request never gets two answers', 
     request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, options);
   const huge = JSON.stringify({ message: 'x' }).replace('{', `{${' '.repeat(17000)}`);
 
-  assertRefused(await post({ body: huge, headers: { 'content-type': 'text/plain' } }), 401, /Authorization: Bearer/); // auth before anything
-  assertRefused(await post({ token, body: huge, headers: { 'content-type': 'text/plain' } }), 415, /Content-Type/); // type before size
+  // auth before anything
+  assertRefused(await post({ body: huge, headers: { 'content-type': 'text/plain' } }), 401, /Authorization: Bearer/);
+  // type before size
+  assertRefused(await post({ token, body: huge, headers: { 'content-type': 'text/plain' } }), 415, /Content-Type/);
   assertRefused(
     await post({ token, body: huge, headers: { 'content-type': 'application/json' } }),
     413,
@@ -244,7 +246,9 @@ test('checks run in the contract order, so one request never gets two answers', 
     /shared maximum of 2 messages per UTC day/,
   );
   assert.equal((await post({ token, key, json: { message: 'second' } })).status, 200, 'replay beats the limit');
-  assertRefused(await post({ token, key, json: { message: 'changed' } }), 409, /already used for a different message/); // idempotency before limits
+  // idempotency before limits
+  assertRefused(await post({ token, key, json: { message: 'changed' } }), 409, /already used for a different message/);
   service.store.setStatus(id, 'closed', new Date().toISOString());
-  assertRefused(await post({ token, key: newKey(), json: { message: 'third' } }), 410, /closed this conversation/); // state before limits
+  // state before limits
+  assertRefused(await post({ token, key: newKey(), json: { message: 'third' } }), 410, /closed this conversation/);
 });

@@ -130,7 +130,8 @@ test('invalid opening requests get 400 with a message saying what to fix, and st
 
 test('messages and metadata at their length limits are accepted', async (t) => {
   const service = await startTestService(t);
-  const message = '😀'.repeat(4000) + 'a'.repeat(4000); // 8000 code points in 16000 UTF-8 bytes... under 16 KiB of JSON
+  // 8000 code points in 16000 UTF-8 bytes... under 16 KiB of JSON
+  const message = '😀'.repeat(4000) + 'a'.repeat(4000);
   const opened = await request(service.url, 'POST', '/api/v1/conversations', {
     key: newKey(),
     json: {

@@ -97,7 +97,8 @@ test(
     const acknowledged = attempts.filter((a) => a.status !== undefined && a.status < 300);
     const unknown = attempts.filter((a) => a.status === undefined);
     t.diagnostic(
-      `${attempts.length} attempts: ${acknowledged.length} acknowledged, ${unknown.length} cut off by SIGKILL, ${conversations.length} conversations`,
+      `${attempts.length} attempts: ${acknowledged.length} acknowledged, ` +
+        `${unknown.length} cut off by SIGKILL, ${conversations.length} conversations`,
     );
     assert.ok(acknowledged.length > 50, `${acknowledged.length} acknowledged writes (seed ${SEED})`);
     assert.ok(

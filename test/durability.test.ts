@@ -74,7 +74,7 @@ test("a restart loads the shipped listings only into an empty table, keeping the
   assert.equal((await request(second.url, 'GET', '/api/v1/directory')).body.total, 11);
 });
 
-test('the credential appears only in the creation response: not in server or owner output, other responses or the database', async (t) => {
+test('the credential is only in the creation response: not server/owner output, other responses, the DB', async (t) => {
   const dbPath = path.join(tempDir(t), 'service.db');
   const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
   const url = server.url;
@@ -252,7 +252,8 @@ test('no write of a batch settles before its commit, and a failed commit fails t
   // A foreign key checked only at COMMIT makes the turn's COMMIT fail.
   service.store.db.exec('PRAGMA defer_foreign_keys = ON');
   service.store.db.exec(
-    "INSERT INTO messages (conversation_id, seq, author, message, created_at) VALUES ('no-such-conversation', 1, 'client', 'x', 'x')",
+    `INSERT INTO messages (conversation_id, seq, author, message, created_at)
+      VALUES ('no-such-conversation', 1, 'client', 'x', 'x')`,
   );
   const results = await Promise.allSettled(written);
   assert.deepEqual(

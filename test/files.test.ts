@@ -10,7 +10,8 @@ import { openConversation, runOwner, startTestService, tempDir } from './helpers
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 test('under umask 022 the database folder is 0700, and the database, WAL, SHM and backups 0600', async (t) => {
-  const previous = process.umask(0o022); // the usual umask: files readable by everyone unless the service says otherwise
+  // the usual umask: files readable by everyone unless the service says otherwise
+  const previous = process.umask(0o022);
   t.after(() => process.umask(previous));
   const dir = path.join(tempDir(t), 'made-by-the-service');
   const service = await startTestService(t, { dir: path.join(dir, 'inner') });

@@ -159,7 +159,10 @@ export function runNode(args: string[], options: Parameters<typeof runCommand>[2
   return runCommand(process.execPath, args, options);
 }
 
-/** Runs the owner's script as the README tells the owner to (npm run -s owner -- …), against the database at `dbPath`. */
+/**
+ * Runs the owner's script as the README tells the owner to (npm run -s owner -- …), against the
+ * database at `dbPath`.
+ */
 export function runOwner(
   dbPath: string,
   args: string[],

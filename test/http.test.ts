@@ -176,14 +176,18 @@ test('CONNECT gets 405 with Allow and the error body, not a dropped connection',
   assert.match(answer, /\r\nallow: GET, HEAD, POST, PUT, DELETE, OPTIONS\r\n/i);
   assert.match(
     answer,
-    /\{"error":\{"code":405,"message":"CONNECT is not allowed on this server; use GET, HEAD, POST, PUT, DELETE, OPTIONS\."\}\}\n$/,
+    new RegExp(
+      '\\{"error":\\{"code":405,"message":"CONNECT is not allowed on this server; ' +
+        'use GET, HEAD, POST, PUT, DELETE, OPTIONS\\."\\}\\}\\n$',
+    ),
   );
 });
 
 test('Expect: 100-continue with a body over the limit gets 413 at once, never 100 Continue', async (t) => {
   const service = await startTestService(t);
   const head =
-    'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: expect-test-key-1\r\nExpect: 100-continue\r\nContent-Length: 20000\r\n\r\n';
+    'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+    'Idempotency-Key: expect-test-key-1\r\nExpect: 100-continue\r\nContent-Length: 20000\r\n\r\n';
   const answer = await rawRequest(service.url, head);
   assert.doesNotMatch(answer, /100 Continue/);
   assert.match(answer, /^HTTP\/1\.1 413 /);

@@ -69,7 +69,8 @@ test('openings per address are limited over a sliding hour; Retry-After says whe
   const open = (key = newKey(), json: unknown = { message: 'hi' }) =>
     request(service.url, 'POST', '/api/v1/conversations', { key, json });
   assert.equal((await open()).status, 201);
-  assertRefused(await open(newKey(), { message: '' }), 400, /`message` must not be empty/); // refused openings are not counted
+  // refused openings are not counted
+  assertRefused(await open(newKey(), { message: '' }), 400, /`message` must not be empty/);
   clock.advance(20 * 60_000);
   assert.equal((await open()).status, 201);
   clock.advance(10 * 60_000);
@@ -90,7 +91,8 @@ test('requests per address are limited by a token bucket; health is exempt', asy
   const refused = await request(service.url, 'GET', '/api/v1/directory?limit=1');
   assertRefused(refused, 429, /Too many requests from your address/);
   assert.equal(refused.headers.get('retry-after'), '10', 'one token returns every 60/6 seconds');
-  assertRefused(await request(service.url, 'GET', '/api/v1/nowhere'), 429, /Too many requests from your address/); // counted before routing
+  // counted before routing
+  assertRefused(await request(service.url, 'GET', '/api/v1/nowhere'), 429, /Too many requests from your address/);
   assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200);
   clock.advance(10_000);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory?limit=1')).status, 200);

@@ -244,12 +244,13 @@ function shipped(): Listing[] {
   return parseListings(JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')));
 }
 
-test('docs/directory.md and the README state the shipped notes as they are: how many are first-hand, how many second-hand', () => {
+test('docs/directory.md and the README give the true counts of first-hand and second-hand shipped notes', () => {
   const listings = JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')) as Listing[];
   const notes = listings.flatMap((listing) => (listing.field_notes ?? []) as { note: string }[]);
   const secondHand = notes.filter((note) => note.note.startsWith('Second-hand: ')).length;
   const doc = readFileSync(path.join(ROOT, 'docs/directory.md'), 'utf8').replace(/\s+/g, ' ');
-  const stated = `holds ${listings.length} listings with ${notes.length} field notes: ${notes.length - secondHand} cite`;
+  const stated =
+    `holds ${listings.length} listings with ${notes.length} field notes: ` + `${notes.length - secondHand} cite`;
   assert.ok(doc.includes(stated), `docs/directory.md should say "${stated}"`);
   assert.ok(doc.includes(`${secondHand} are marked \`Second-hand:\``), `${secondHand} second-hand notes`);
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');

@@ -8,7 +8,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as HandshakeClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as HandshakeTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// prettier-ignore
+import {
+  StreamableHTTPClientTransport as HandshakeTransport,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fakeClock, newKey, ROOT, runNode, runOwner, startTestService, tempDir, type TestService } from './helpers.ts';
 
 type CallTool = (name: string, args: Record<string, unknown>) => Promise<unknown>;
@@ -90,7 +93,7 @@ test('the 2025-11-25 client (@modelcontextprotocol/sdk 1.x) runs a whole convers
   await wholeConversation(service, clock, (name, args) => client.callTool({ name, arguments: args }));
 });
 
-test('the 2026-07-28 client (@modelcontextprotocol/client 2.x, pinned) runs a whole conversation through the tools', async (t) => {
+test('pinned 2026-07-28 client (@modelcontextprotocol/client 2.x) runs a whole conversation via tools', async (t) => {
   const clock = fakeClock(new Date().toISOString());
   const service = await startTestService(t, { now: clock.now });
   const client = new ModernClient(

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { newKey, request, startTestService } from './helpers.ts';
 import { call, MODERN, rpc, VERSION_KEY } from './mcp-calls.ts';
 
-test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-28) and -32602 for an unknown tool', async (t) => {
+test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-28), unknown tool -32602', async (t) => {
   const service = await startTestService(t);
   const raw = (body: string) =>
     request(service.url, 'POST', '/mcp', { headers: { 'content-type': 'application/json' }, body });
@@ -49,7 +49,7 @@ test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-2
   );
 });
 
-test('2026-07-28 headers must match the body: -32020 for a missing or different one, -32022 for an unsupported version', async (t) => {
+test('2026-07-28 headers must match the body: missing or different -32020, unsupported version -32022', async (t) => {
   const service = await startTestService(t);
   const check = async (
     message: object,
@@ -138,7 +138,7 @@ test('notifications and responses get 202 with no body; GET and DELETE get 405; 
   );
 });
 
-test("a foreign Origin or Host gets 403; the service's own origins, loopback names alike, and MCP_ALLOWED_ORIGINS get CORS", async (t) => {
+test('foreign Origin/Host gets 403; own origins (any loopback name) and MCP_ALLOWED_ORIGINS get CORS', async (t) => {
   const service = await startTestService(t, { env: { MCP_ALLOWED_ORIGINS: 'https://app.example.org' } });
   const port = new URL(service.url).port;
   // fetch sends the URL's own Host whatever it is told, so these go through node:http.
@@ -198,7 +198,7 @@ test("a foreign Origin or Host gets 403; the service's own origins, loopback nam
   assert.equal((await ping({})).headers.get('access-control-allow-origin'), null, 'no CORS without an Origin');
 });
 
-test('the body limit is 128 KiB: the largest valid message with every character escaped fits, a larger body gets 413', async (t) => {
+test('the 128 KiB body limit: the largest valid message, all characters escaped, fits; larger gets 413', async (t) => {
   const service = await startTestService(t);
   const escaped = '\\u00e9'.repeat(8000);
   const metadata = {
@@ -206,7 +206,10 @@ test('the body limit is 128 KiB: the largest valid message with every character 
     model: '\\u00e9'.repeat(500),
     framework: '\\u00e9'.repeat(500),
   };
-  const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"message":"${escaped}","metadata":${JSON.stringify(metadata).replaceAll('\\\\', '\\')},"idempotency_key":"${newKey()}"}}}`;
+  const body =
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation",` +
+    `"arguments":{"message":"${escaped}","metadata":${JSON.stringify(metadata).replaceAll('\\\\', '\\')},` +
+    `"idempotency_key":"${newKey()}"}}}`;
   assert.ok(Buffer.byteLength(body) > 16384 * 3 && Buffer.byteLength(body) <= 131072);
   const fits = await request(service.url, 'POST', '/mcp', { headers: { 'content-type': 'application/json' }, body });
   assert.equal(fits.body.result.isError, false, fits.text.slice(0, 300));

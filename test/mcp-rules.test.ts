@@ -109,7 +109,8 @@ test('every refusal is a tool result with the status REST would answer, worded f
   assert.ok((await tool(service, 'check_updates', credential)).ok);
   const soon = await refusal(service, 'check_updates', credential, 429, /at most once every 60 seconds/);
   assert.equal(soon.retry_after_seconds, 55);
-  await tool(service, 'send_message', { ...credential, message: 'three' }); // the 4th message of the day: theirs, mine, two, three
+  // the 4th message of the day: theirs, mine, two, three
+  await tool(service, 'send_message', { ...credential, message: 'three' });
   await tool(service, 'send_message', { ...credential, message: 'four' }); // the 5th
   const full = await refusal(
     service,
@@ -141,7 +142,7 @@ test('every refusal is a tool result with the status REST would answer, worded f
   await refusal(service, 'read_messages', [], 400, /The tool arguments must be a JSON object/);
 });
 
-test("one set of rules across both doors: each reads the other's conversations, and keys and the poll clock are shared", async (t) => {
+test("one set of rules on both doors: each reads the other's conversations; shared keys and poll clock", async (t) => {
   const clock = fakeClock();
   const service = await startTestService(t, { now: clock.now, env: { NOTIFY_COMMAND: '/nonexistent/notifier' } });
   const viaMcp = (await tool(service, 'open_conversation', { message: 'opened through MCP' })).ok as {

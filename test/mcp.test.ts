@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { request, startTestService } from './helpers.ts';
 import { call, MODERN, rpc, tool } from './mcp-calls.ts';
 
-test("initialize answers with the client's version when it serves it, else 2025-11-25, and teaches the protocol", async (t) => {
+test("initialize answers with the client's version if served, else 2025-11-25, and teaches the protocol", async (t) => {
   const service = await startTestService(t);
   for (const [asked, answered] of [
     ['2025-11-25', '2025-11-25'],
@@ -28,7 +28,11 @@ test("initialize answers with the client's version when it serves it, else 2025-
     assert.deepEqual(Object.keys(serverInfo), ['name', 'title', 'version']);
     assert.match(
       instructions,
-      /open_conversation once.*store the returned id and access_token.*at most once every 60 seconds.*written by a human/s,
+      new RegExp(
+        'open_conversation once.*store the returned id and access_token.*' +
+          'at most once every 60 seconds.*written by a human',
+        's',
+      ),
     );
   }
   assert.deepEqual(
@@ -41,7 +45,7 @@ test("initialize answers with the client's version when it serves it, else 2025-
   );
 });
 
-test('the 2026-07-28 revision: server/discover, resultType on every result, serverInfo in _meta, a cacheable tool list', async (t) => {
+test('2026-07-28: server/discover, resultType on every result, serverInfo in _meta, cacheable tool list', async (t) => {
   const service = await startTestService(t);
   const discover = await rpc(service, call('server/discover'), { modern: true });
   assert.equal(discover.status, 200);
@@ -96,7 +100,7 @@ test('the 2026-07-28 revision: server/discover, resultType on every result, serv
   );
 });
 
-test('search_directory pages like the REST directory: the same order, total and next_offset, null on the last page', async (t) => {
+test('search_directory pages like the REST directory: same order, total, next_offset; null at the end', async (t) => {
   const service = await startTestService(t);
   for (const [kind, path] of [
     [undefined, '/api/v1/directory'],

@@ -14,11 +14,13 @@ import { openConversation, request, startTestService, tempDir } from './helpers.
 function releaseOneDatabase(file: string): void {
   const db = new DatabaseSync(file);
   migrate(db, MIGRATIONS.slice(0, 2));
-  db.exec(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
-    VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', randomblob(32), 'old-opening-key', 'answered', '{"agent_name":"old"}',
-            '2026-11-23T10:00:00.000Z', '2027-11-23T10:00:00.000Z', 3, 3)`);
+  db.exec(`INSERT INTO conversations
+      (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq)
+    VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', randomblob(32), 'old-opening-key', 'answered',
+            '{"agent_name":"old"}', '2026-11-23T10:00:00.000Z', '2027-11-23T10:00:00.000Z', 3, 3)`);
   const insert = db.prepare(
-    "INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key) VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', ?, ?, ?, ?, ?)",
+    `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key)
+      VALUES ('8a1c1e2a-1111-4c33-9d2c-0d8f6c1e2a11', ?, ?, ?, ?, ?)`,
   );
   insert.run(1, 'client', 'first', '2026-11-23T10:00:00.000Z', null);
   insert.run(2, 'client', 'second', '2026-11-23T10:05:00.000Z', 'old-follow-up-key');

@@ -55,7 +55,8 @@ test('NOTIFY_COMMAND runs one notification at a time, in the order the messages 
   // Fails when another copy of itself is running, and takes long enough to overlap with one.
   writeFileSync(
     notifier,
-    `#!/bin/sh\nmkdir "${dir}/running" || exit 3\nsleep 0.2\necho "$MESSAGE_SEQ" >> "${dir}/seqs.txt"\nrmdir "${dir}/running"\n`,
+    `#!/bin/sh\nmkdir "${dir}/running" || exit 3\nsleep 0.2\n` +
+      `echo "$MESSAGE_SEQ" >> "${dir}/seqs.txt"\nrmdir "${dir}/running"\n`,
     { mode: 0o755 },
   );
   const service = await startTestService(t, { env: { NOTIFY_COMMAND: notifier } });
@@ -99,14 +100,15 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
   assert.equal(readFileSync(seqsFile, 'utf8'), '1\n2\n3\n4\n');
 });
 
-test('a notifier still running at the time limit is killed, even one that ignores SIGTERM, and the next one runs', async (t) => {
+test('a notifier running at the time limit is killed, even if it ignores SIGTERM, and the next one runs', async (t) => {
   const dir = tempDir(t);
   const seqsFile = path.join(dir, 'seqs.txt');
   const notifier = path.join(dir, 'notify.sh');
   // The first run ignores SIGTERM and hangs; exec, so that the kill reaches the hanging process itself.
   writeFileSync(
     notifier,
-    `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\necho "$MESSAGE_SEQ" >> "${seqsFile}"\n`,
+    `#!/bin/sh\nif [ "$MESSAGE_SEQ" = 1 ]; then trap '' TERM; exec sleep 20; fi\n` +
+      `echo "$MESSAGE_SEQ" >> "${seqsFile}"\n`,
     { mode: 0o755 },
   );
   const logs: LogEntry[] = [];

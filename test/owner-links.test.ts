@@ -31,7 +31,9 @@ test('show links a conversation and the one that names its id, both ways', async
   const lost = await openConversation(service.url, { message: 'a first question' });
   const unrelated = await openConversation(service.url, { message: 'nothing to do with it' });
   const again = await openConversation(service.url, {
-    message: `I lost my credential for ${lost.id.toUpperCase()}; this continues it. (Not 00000000-0000-4000-8000-000000000000.)`,
+    message:
+      `I lost my credential for ${lost.id.toUpperCase()}; this continues it. ` +
+      `(Not 00000000-0000-4000-8000-000000000000.)`,
   });
   const newer = await runOwner(service.dbPath, ['show', again.id]);
   assert.equal(newer.code, 0, newer.stderr);

@@ -88,7 +88,7 @@ test('listings import validates everything, upserts all or nothing, and the serv
   assertFailsWith(await owner(service, ['listings', 'frobnicate']), /usage: listings import/);
 });
 
-test('listings stale lists the listings not read against their documentation for --days (90), oldest first', async (t) => {
+test('listings stale lists listings not read against their documentation for --days (90), oldest first', async (t) => {
   const service = await startTestService(t);
   const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8')) as { slug: string; docs_url: string }[];
   const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);

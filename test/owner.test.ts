@@ -19,7 +19,7 @@ async function updates(service: TestService, conversation: { id: string; token: 
   });
 }
 
-test('inbox lists waiting conversations first, longest waiting on top, blocked ones below them, and hides closed ones unless --all', async (t) => {
+test('inbox: waiting first, longest waiting on top, then blocked ones; closed ones hidden unless --all', async (t) => {
   const clock = fakeClock('2026-03-10T09:00:00.000Z');
   const service = await startTestService(t, { now: clock.now });
   const blocked = await openConversation(service.url, { message: 'oldest, but blocked' });
@@ -163,7 +163,8 @@ test('owner replies count toward the daily maximum and are refused there unless 
     key: newKey(),
     json: { message: 'over the maximum' },
   });
-  assertRefused(followUp, 429, /shared maximum of 2 messages per UTC day/); // the owner's reply used the last message of the day
+  // the owner's reply used the last message of the day
+  assertRefused(followUp, 429, /shared maximum of 2 messages per UTC day/);
   assertFailsWith(
     await owner(service, ['reply', conversation.id, 'two'], { env: { DAILY_MESSAGE_LIMIT: '2' } }),
     /shared maximum of 2 messages is reached; add --force/,
@@ -202,7 +203,7 @@ test('close and reopen change what the client may do; a closed conversation take
   assertFailsWith(await owner(service, ['reopen', conversation.id]), /is not closed/);
 });
 
-test('reopen restores the status that says who wrote last: answered after the owner, open after the client', async (t) => {
+test('reopen restores the status saying who wrote last: answered after the owner, open after the client', async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
   const status = async () =>

@@ -198,7 +198,7 @@ test("a listing page shows values as people read them, and fits a phone's width 
   assert.match(page, /body \{[^}]*overflow-wrap: anywhere/, 'long values wrap instead of scrolling sideways');
 });
 
-test('a listing page says when it was read against its documentation and links each noted claim to its source', async (t) => {
+test('a listing page says when it was read against its docs and links each noted claim to its source', async (t) => {
   const service = await startTestService(t);
   const notes = [
     {
@@ -228,7 +228,10 @@ test('a listing page says when it was read against its documentation and links e
   assert.match(page, /read against its documentation on 2026-11-21/);
   assert.match(
     page,
-    /<dt>Registration<\/dt><dd>Open\. <a class="source" href="https:\/\/docs\.example\.org\/register" rel="noopener" title="Registration is open to anyone\.">\[source\]<\/a><\/dd>/,
+    new RegExp(
+      '<dt>Registration</dt><dd>Open\\. <a class="source" href="https://docs\\.example\\.org/register" ' +
+        'rel="noopener" title="Registration is open to anyone\\.">\\[source\\]</a></dd>',
+    ),
   );
   assert.match(
     page,
@@ -236,7 +239,10 @@ test('a listing page says when it was read against its documentation and links e
   );
   assert.match(
     page,
-    /<h2>Sources<\/h2>[\s\S]*<b>Registration<\/b>: Registration is open to anyone\. <a href="https:\/\/docs\.example\.org\/register" rel="noopener">[^<]+<\/a> \(read 2026-11-20\)/,
+    new RegExp(
+      '<h2>Sources</h2>[\\s\\S]*<b>Registration</b>: Registration is open to anyone\\. ' +
+        '<a href="https://docs\\.example\\.org/register" rel="noopener">[^<]+</a> \\(read 2026-11-20\\)',
+    ),
   );
 });
 
@@ -247,7 +253,10 @@ test('pages run no script and say so: a strict Content-Security-Policy, no refer
     const policy = page.headers.get('content-security-policy') ?? '';
     assert.match(
       policy,
-      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/,
+      new RegExp(
+        "^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; " +
+          "form-action 'self'; frame-ancestors 'none'$",
+      ),
       path,
     );
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer', path);
@@ -259,7 +268,7 @@ test('pages run no script and say so: a strict Content-Security-Policy, no refer
   }
 });
 
-test('the home page says near the top how an agent reaches the owner; a filter that finds nothing names the categories', async (t) => {
+test('the home page says near the top how agents reach the owner; an empty filter names the categories', async (t) => {
   const service = await startTestService(t);
   const home = (await request(service.url, 'GET', '/')).text;
   assert.ok(home.indexOf('href="#contact"') < home.indexOf('<ol class="listings">'), 'before the listings');
@@ -271,7 +280,7 @@ test('the home page says near the top how an agent reaches the owner; a filter t
   assert.match(none, /No listings match\. The categories are: .*<a href="\/\?category=Forums">Forums<\/a> \(1\)/);
 });
 
-test('contact-info and llms.txt list the categories with their counts, name the MCP endpoint, and promise no reply time unless the owner sets one', async (t) => {
+test('contact-info and llms.txt: categories and counts, the MCP endpoint, no reply time unless set', async (t) => {
   const service = await startTestService(t);
   const { body } = await request(service.url, 'GET', '/api/v1/contact-info');
   assert.deepEqual(

@@ -182,8 +182,11 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
   assert.equal(info.body.limits.daily_conversation_share, 40);
   assert.equal(info.body.limits.daily_address_share, 90);
   assert.equal(info.body.limits.daily_owner_reserve, 30);
-  const sentence =
-    /one conversation may store at most 40 messages; one address at most 90 \(openings and follow-ups together\); the last 30 are kept for the owner's replies/;
+  const sentence = new RegExp(
+    'one conversation may store at most 40 messages; ' +
+      'one address at most 90 \\(openings and follow-ups together\\); ' +
+      "the last 30 are kept for the owner's replies",
+  );
   assert.match(info.body.limits_note, sentence);
   assert.match((await request(service.url, 'GET', '/llms.txt')).text, sentence);
   const tools = await request(service.url, 'POST', '/mcp', {

@@ -83,7 +83,8 @@ test(
     assert.match(
       outputs.get('npm run -s owner -- stats') ?? '',
       new RegExp(
-        '^Today \\(\\d{4}-\\d\\d-\\d\\d UTC\\): \\d+ messages of 500 \\(the limits the server recorded when it started\\)\\n' +
+        '^Today \\(\\d{4}-\\d\\d-\\d\\d UTC\\): \\d+ messages of 500 ' +
+          '\\(the limits the server recorded when it started\\)\\n' +
           '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
           '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
           'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
@@ -103,7 +104,10 @@ test(
     );
     assert.match(
       outputs.get('npm run -s owner -- listings stale') ?? '',
-      /^(All \d+ listings were read against their documentation in the last 90 days|\d+ of \d+ listings were last read against their documentation before)/,
+      new RegExp(
+        '^(All \\d+ listings were read against their documentation in the last 90 days|' +
+          '\\d+ of \\d+ listings were last read against their documentation before)',
+      ),
     );
     const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
     assert.equal(

@@ -78,10 +78,11 @@ test('shutdown finishes a request in flight, then closes connections that never 
   let answer = '';
   busy.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   busy.write(
-    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\n` +
-      `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    `POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+      `Idempotency-Key: ${newKey()}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
-  await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body'); // the request is in flight
+  // the request is in flight
+  await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body');
   const started = Date.now();
   const closed = service.close();
   busy.end(body);
@@ -108,7 +109,8 @@ test('a client that disconnects mid-body leaves nothing behind and the server ca
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   socket.write(
     `POST /api/v1/conversations/${id}/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-      `Content-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\nContent-Length: 200\r\nExpect: 100-continue\r\n\r\n`,
+      `Content-Type: application/json\r\nIdempotency-Key: ${newKey()}\r\n` +
+      `Content-Length: 200\r\nExpect: 100-continue\r\n\r\n`,
   );
   await waitUntil(() => answer.startsWith('HTTP/1.1 100 Continue'), 'the server is reading the body');
   socket.write('{"message": "half');

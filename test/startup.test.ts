@@ -94,7 +94,10 @@ test('a Node without node:sqlite is refused with one line, before anything is cr
   const dbPath = path.join(tempDir(t), 'never.db');
   // A resolve hook stands in for an older Node: node:sqlite cannot be found.
   const hook =
-    "import { registerHooks } from 'node:module'; registerHooks({ resolve(specifier, context, next) { if (specifier === 'node:sqlite') throw new Error('no such module'); return next(specifier, context); } });";
+    "import { registerHooks } from 'node:module'; " +
+    'registerHooks({ resolve(specifier, context, next) { ' +
+    "if (specifier === 'node:sqlite') throw new Error('no such module'); " +
+    'return next(specifier, context); } });';
   const result = await runNode(['--import', `data:text/javascript,${encodeURIComponent(hook)}`, MAIN], {
     env: { PORT: '0', DB_PATH: dbPath },
   });

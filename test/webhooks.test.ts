@@ -53,7 +53,7 @@ async function register(base: string, conversation: { id: string; token: string 
   });
 }
 
-test("the owner's reply, close and reopen reach the webhook, signed as Standard Webhooks says, with no text", async (t) => {
+test("the owner's reply, close and reopen reach the webhook, signed per Standard Webhooks, with no text", async (t) => {
   const hook = await receiver(t);
   const service = await startTestService(t, { env, deliveryTiming: FAST });
   const conversation = await openConversation(service.url, { message: 'secret plans, not for webhooks' });

@@ -483,7 +483,8 @@ const verdict = (met: boolean) => (options.smoke ? 'not judged' : met ? 'met' : 
 
 async function main() {
   console.log(
-    `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${WARMUP_SECONDS} s of warm-up, then ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
+    `Benchmark: wrk, 1 thread, ${CONNECTIONS} connections; each scenario ${WARMUP_SECONDS} s of warm-up, ` +
+      `then ${ROUNDS} round(s) of ${ROUND_SECONDS} s on each server, alternating; ` +
       `${canPin ? 'servers on core 0, wrk on core 1' : 'taskset missing: not pinned'}; Node ${process.version}`,
   );
   console.log(
@@ -536,8 +537,10 @@ async function main() {
   const rss = { reference: reference.peakRssKb(), service: main.peakRssKb() };
 
   const header =
-    `${'scenario'.padEnd(36)} ${'reference req/s'.padStart(15)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
-    `${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ${'ratio'.padStart(5)} ${'CPU ratio'.padStart(9)}   target`;
+    `${'scenario'.padEnd(36)} ` +
+    `${'reference req/s'.padStart(15)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
+    `${'service req/s'.padStart(13)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
+    `${'ratio'.padStart(5)} ${'CPU ratio'.padStart(9)}   target`;
   console.log(header);
   console.log('-'.repeat(header.length));
   for (const {
@@ -552,19 +555,25 @@ async function main() {
         ? `> ${format(scenario.target, 2)} ${verdict(ratio > scenario.target)}`
         : 'reported'
       : twin
-        ? `${format(s.cpuUs / twin.cpuUs, 2)}× the CPU of REST (≤ ${TWIN_CPU_TARGET}: ${verdict(s.cpuUs / twin.cpuUs <= TWIN_CPU_TARGET)})`
+        ? `${format(s.cpuUs / twin.cpuUs, 2)}× the CPU of REST ` +
+          `(≤ ${TWIN_CPU_TARGET}: ${verdict(s.cpuUs / twin.cpuUs <= TWIN_CPU_TARGET)})`
         : 'its REST twin was not run';
     console.log(
-      `${scenario.name.padEnd(36)} ${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ${format(r.cpuUs, 1).padStart(7)}   ` +
-        `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ${format(s.cpuUs, 1).padStart(7)}   ` +
+      `${scenario.name.padEnd(36)} ` +
+        `${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ` +
+        `${format(r.cpuUs, 1).padStart(7)}   ` +
+        `${format(s.rps).padStart(13)} ${format(s.p50, 2).padStart(7)} ${format(s.p99, 2).padStart(7)} ` +
+        `${format(s.cpuUs, 1).padStart(7)}   ` +
         `${format(ratio, 2).padStart(5)} ${format(cpuRatio, 2).padStart(9)}   ${judged}${warn}`,
     );
   }
   console.log(
-    "ratio: service req/s ÷ reference req/s. CPU ratio: reference CPU µs per request ÷ the service's, the same comparison measured",
+    'ratio: service req/s ÷ reference req/s. ' +
+      "CPU ratio: reference CPU µs per request ÷ the service's, the same comparison measured",
   );
   console.log(
-    "in the servers' own CPU time, which a busy neighbour disturbs less than req/s. Both: the median of the rounds' ratios.",
+    "in the servers' own CPU time, which a busy neighbour disturbs less than req/s. " +
+      "Both: the median of the rounds' ratios.",
   );
   const rssRatio = rss.service / rss.reference;
   console.log(
@@ -573,7 +582,8 @@ async function main() {
   );
   console.log(
     `start-up to the first 200 from /health, empty database: ${format(main.startupMs)} ms (` +
-      `the first start of this run, which fills the compile cache on a fresh install: ${format(firstStart.startupMs)} ms)`,
+      `the first start of this run, which fills the compile cache on a fresh install: ` +
+      `${format(firstStart.startupMs)} ms)`,
   );
 
   if (options.scale) {
@@ -581,7 +591,9 @@ async function main() {
     const seedStart = performance.now();
     seedDatabase(seededPath, SCALE_CONVERSATIONS, SCALE_MESSAGES_EACH);
     console.log(
-      `\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages in ${format((performance.now() - seedStart) / 1000, 1)} s`,
+      `\nseeded ${SCALE_CONVERSATIONS.toLocaleString('en')} conversations and ` +
+        `${(SCALE_CONVERSATIONS * SCALE_MESSAGES_EACH).toLocaleString('en')} messages ` +
+        `in ${format((performance.now() - seedStart) / 1000, 1)} s`,
     );
     const seededLimitedPath = path.join(work, 'seeded-limited.db');
     copyFileSync(seededPath, seededLimitedPath); // the same rows, for the daily-maximum refusal
@@ -594,7 +606,8 @@ async function main() {
     );
     const seededScenarios = await scenariosFor(seeded, await openConversation(seededLimited.url));
     console.log(
-      `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
+      `${'scenario'.padEnd(36)} ${'empty req/s'.padStart(11)} ${'CPU µs'.padStart(7)}   ` +
+        `${'seeded req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs'.padStart(7)}   ` +
         `${'seeded/empty'.padStart(12)} ${'CPU ratio'.padStart(9)}   target`,
     );
     // The empty database's figures are measured again here, alternating with the seeded ones.
@@ -609,9 +622,11 @@ async function main() {
       } = compare(emptyScenarios[index]!.server === 'main' ? main : limited, emptyScenarios[index]!, server, scenario);
       const warn = measured.unexpected > 0 ? `  (${measured.unexpected} unexpected statuses)` : '';
       console.log(
-        `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ${format(measured.rps).padStart(12)} ` +
-          `${format(measured.p50, 2).padStart(7)} ${format(measured.p99, 2).padStart(7)} ${format(measured.cpuUs, 1).padStart(7)}   ` +
-          `${format(ratio, 2).padStart(12)} ${format(cpuRatio, 2).padStart(9)}   ≥ ${SEEDED_TARGET} ${verdict(ratio >= SEEDED_TARGET)}${warn}`,
+        `${scenario.name.padEnd(36)} ${format(empty.rps).padStart(11)} ${format(empty.cpuUs, 1).padStart(7)}   ` +
+          `${format(measured.rps).padStart(12)} ${format(measured.p50, 2).padStart(7)} ` +
+          `${format(measured.p99, 2).padStart(7)} ${format(measured.cpuUs, 1).padStart(7)}   ` +
+          `${format(ratio, 2).padStart(12)} ${format(cpuRatio, 2).padStart(9)}   ` +
+          `≥ ${SEEDED_TARGET} ${verdict(ratio >= SEEDED_TARGET)}${warn}`,
       );
     }
     await Promise.all([seeded.stop(), seededLimited.stop()]);
@@ -634,8 +649,8 @@ async function reportWaits() {
     `\n${measured.polls.toLocaleString('en')} polls waiting at once: RSS ${format(measured.idleRssMiB, 1)} MiB idle, ` +
       `${format(measured.waitingRssMiB, 1)} MiB with them (${format(measured.bytesPerPoll)} bytes each); ` +
       `CPU while they wait ${format(measured.cpuPercentWhileWaiting, 1)} %; from the owner's commit to the answers: ` +
-      `median ${format(measured.commitToAnswerMs.median)} ms, 99th percentile ${format(measured.commitToAnswerMs.p99)} ms, ` +
-      `last ${format(measured.commitToAnswerMs.max)} ms`,
+      `median ${format(measured.commitToAnswerMs.median)} ms, ` +
+      `99th percentile ${format(measured.commitToAnswerMs.p99)} ms, last ${format(measured.commitToAnswerMs.max)} ms`,
   );
 }
 
