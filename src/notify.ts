@@ -49,39 +49,13 @@ export function createNotifier(
     const event = waiting.shift();
     running = event !== undefined;
     if (event === undefined) return;
-    const [program, ...args] = command as [string, ...string[]];
     let finished = false; // 'exit' may follow 'error': go on to the next run once
-    const finish = (reason: string | null) => {
+    runNotifier(command as readonly string[], event, timeoutMs, (reason) => {
       if (finished) return;
       finished = true;
       if (reason !== null) failed(event, reason);
       runNext();
-    };
-    let child;
-    try {
-      const env = {
-        ...process.env,
-        CONVERSATION_ID: event.conversationId,
-        MESSAGE_SEQ: String(event.seq),
-        // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
-        AGENT_NAME: shown(event.agentName),
-      };
-      child = spawn(program, args, {
-        env,
-        stdio: ['pipe', 'ignore', 'ignore'],
-        timeout: timeoutMs,
-        killSignal: 'SIGKILL',
-      });
-    } catch (err) {
-      finish((err as Error).message);
-      return;
-    }
-    child.on('error', (err) => finish(err.message));
-    child.on('exit', (code, signal) =>
-      finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
-    );
-    child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
-    child.stdin.end(event.message);
+    });
   }
 
   return (event: NewClientMessage): void => {
@@ -93,4 +67,39 @@ export function createNotifier(
     waiting.push(event);
     if (!running) runNext();
   };
+}
+
+/** Runs the notifier for one message; `finish` hears why it failed, or null, at least once. */
+function runNotifier(
+  command: readonly string[],
+  event: NewClientMessage,
+  timeoutMs: number,
+  finish: (reason: string | null) => void,
+): void {
+  const [program, ...args] = command as [string, ...string[]];
+  const env = {
+    ...process.env,
+    CONVERSATION_ID: event.conversationId,
+    MESSAGE_SEQ: String(event.seq),
+    // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
+    AGENT_NAME: shown(event.agentName),
+  };
+  let child;
+  try {
+    child = spawn(program, args, {
+      env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+  } catch (err) {
+    finish((err as Error).message);
+    return;
+  }
+  child.on('error', (err) => finish(err.message));
+  child.on('exit', (code, signal) =>
+    finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
+  );
+  child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
+  child.stdin.end(event.message);
 }
