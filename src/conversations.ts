@@ -8,7 +8,7 @@ import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { LIMITS } from './contract.ts';
 import { recordEvent } from './events.ts';
 import type { CredentialCache } from './credential-cache.ts';
-import type { PollClock } from './limits.ts';
+import type { PollClock, PollRequest } from './limits.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
 import { updatesRecord } from './records.ts';
 import { refuse } from './refusals.ts';
@@ -219,9 +219,9 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 export function checkUpdates(
   conversation: Conversation,
   after: number,
-  poll: { clock: PollClock; at: number; intervalSeconds: number; waitSeconds: number; held: boolean },
+  poll: { clock: PollClock; at: number; intervalSeconds: number; request?: PollRequest },
 ) {
-  const wait = poll.clock.take(conversation.id, poll.at, poll.waitSeconds, poll.held);
+  const wait = poll.clock.take(conversation.id, poll.at, poll.request);
   if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
   return updatesRecord(conversation, after, poll.intervalSeconds);
 }
@@ -229,6 +229,11 @@ export function checkUpdates(
 /** Whether a poll has something to say at once: an owner message after `after`, or a close. */
 export function hasNews(conversation: Conversation, after: number): boolean {
   return conversation.latest_owner_seq > after || conversation.status === 'closed';
+}
+
+/** What a poll answered at once tells, for the poll clock to know it when asked again; null: nothing. */
+export function newsOf(conversation: Conversation, after: number): string | null {
+  return hasNews(conversation, after) ? `${conversation.latest_owner_seq} ${conversation.status}` : null;
 }
 
 /** The conversation as a waiting poll finds it at its end: refused as a new poll would be, if it must be. */

@@ -59,17 +59,32 @@ interface PollEntry {
   nextAt: number;
   /** when the poll being held is answered at the latest; 0 when none is held */
   waitEndsAt: number;
+  /** the news the last accepted poll was answered with at once (see PollRequest.news), or null */
+  news: string | null;
+}
+
+/** A poll as the clock judges it. */
+export interface PollRequest {
+  /** the seconds it asked to wait for the owner (0: a plain poll) */
+  readonly waitSeconds: number;
+  /** whether it is held that long at most; else it is answered at once */
+  readonly held: boolean;
+  /** what it is answered with at once that the client had not seen (the owner's newest seq, a close), or null */
+  readonly news: string | null;
 }
 
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
  * poll_after_seconds never sees a 429. A poll that asks to wait S seconds for a reply uses S
- * seconds of that gap, whether it is held or answered at once because the owner already wrote,
- * so a client that chains waits of the whole gap is never refused either; one held poll per
- * conversation at a time; a wait that ends because the owner wrote restarts the clock. With no
- * gap (an interval of 5 s or less, or 0: not enforced) no poll is ever refused.
+ * seconds of that gap, whether it is held or answered at once with news the last accepted poll
+ * did not already bring, so a client that chains waits of the whole gap is never refused, and
+ * one that asks again for news it was told is; one held poll per conversation at a time; a wait
+ * that ends because the owner wrote restarts the clock. With no gap (an interval of 5 s or less,
+ * or 0: not enforced) no poll is ever refused.
  */
+const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, news: null };
+
 export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const polls = new Map<string, PollEntry>();
@@ -77,30 +92,34 @@ export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITE
   return {
     /** The gap in seconds (the interval less its grace). */
     gapSeconds: gapMs / 1000,
-    /**
-     * Judges a poll that asks to wait `waitSeconds` (`held`: it will be held that long at most)
-     * and, when it is accepted, records it: 0, or the seconds to wait before polling again.
-     */
-    take(conversationId: string, now: number, waitSeconds = 0, held = false): number {
+    /** Judges a poll and, when it is accepted, records it: 0, or the seconds to wait before polling again. */
+    take(conversationId: string, now: number, poll: PollRequest = PLAIN_POLL): number {
       if (gapMs === 0) return 0;
       const entry = polls.get(conversationId);
       if (entry !== undefined && entry.waitEndsAt > 0) return Math.max(1, (entry.waitEndsAt - now) / 1000);
       if (entry !== undefined && now < entry.nextAt) return (entry.nextAt - now) / 1000;
       if (entry === undefined) makeRoom(polls, maxEntries, (e) => idle(e, now));
-      const waitMs = waitSeconds * 1000;
+      const told = poll.news !== null && poll.news === entry?.news; // answered at once with what it had been told
+      const waitMs = poll.held || (poll.news !== null && !told) ? poll.waitSeconds * 1000 : 0;
       polls.delete(conversationId); // re-inserted last: the Map's order stays oldest first
       polls.set(conversationId, {
         nextAt: now + Math.max(0, gapMs - waitMs),
-        waitEndsAt: held && waitMs > 0 ? now + waitMs : 0,
+        waitEndsAt: poll.held && waitMs > 0 ? now + waitMs : 0,
+        news: poll.news,
       });
       return 0;
     },
-    /** The held poll was answered; when because the owner wrote, the next poll is accepted at once. */
-    release(conversationId: string, now: number, ownerWrote: boolean): void {
+    /**
+     * The held poll was answered; when because the owner wrote, the next poll is accepted at
+     * once, and `news` is what the answer told (so that asking again for it is a plain poll).
+     */
+    release(conversationId: string, now: number, ownerWrote: boolean, news: string | null = null): void {
       const entry = polls.get(conversationId);
       if (entry === undefined) return;
       entry.waitEndsAt = 0;
-      if (ownerWrote) entry.nextAt = now;
+      if (!ownerWrote) return;
+      entry.nextAt = now;
+      entry.news = news;
     },
     sweep(now: number): void {
       for (const [id, entry] of polls) if (idle(entry, now)) polls.delete(id);

@@ -3,7 +3,7 @@
 // ends (waits.ts).
 
 import type { App } from './app.ts';
-import { afterWaiting, checkUpdates, hasNews } from './conversations.ts';
+import { afterWaiting, checkUpdates, newsOf } from './conversations.ts';
 import { updatesRecord } from './records.ts';
 import type { Conversation } from './store.ts';
 
@@ -27,13 +27,13 @@ export function pollUpdates(
   whenGone: () => AbortSignal,
 ): UpdatesResult | Promise<UpdatesResult> {
   const intervalSeconds = app.config.pollIntervalSeconds;
-  // Held only when there is nothing to say yet, and room. A wait answered at once because the
-  // owner already wrote counts as the wait it asked for (chained waits meet no 429); one the
-  // server has no room to hold counts as a plain poll.
-  const news = hasNews(conversation, after);
-  const holds = waitSeconds > 0 && !news && app.waits.hasRoom();
-  const charged = holds || news ? waitSeconds : 0;
-  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, waitSeconds: charged, held: holds };
+  // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
+  // A wait answered at once with news counts as the wait it asked for (chained waits meet no
+  // 429), unless the previous poll had already brought that news (poll clock, limits.ts).
+  const news = waitSeconds > 0 ? newsOf(conversation, after) : null;
+  const holds = waitSeconds > 0 && news === null && app.waits.hasRoom();
+  const request = { waitSeconds, held: holds, news };
+  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, request };
   const answer = checkUpdates(conversation, after, poll);
   return holds ? heldUntilNews(app, conversation, after, waitSeconds, whenGone) : answer;
 }
@@ -48,6 +48,7 @@ async function heldUntilNews(
   whenGone: () => AbortSignal,
 ): Promise<UpdatesResult> {
   const held = await app.waits.wait(conversation, after, waitSeconds, whenGone());
-  app.limits.polls.release(conversation.id, app.now(), held.ownerWrote);
+  const told = held.conversation ? newsOf(held.conversation, after) : null;
+  app.limits.polls.release(conversation.id, app.now(), held.ownerWrote, told);
   return updatesRecord(afterWaiting(held.conversation, app.now()), after, app.config.pollIntervalSeconds);
 }

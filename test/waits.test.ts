@@ -72,6 +72,18 @@ test('a wait answered at once because the owner already wrote counts as the wait
   assert.equal(next.status, 200, `the chain goes on: ${next.text}`);
 });
 
+test('asking again for news already told is a plain poll: a stale after cannot poll without limit', async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url);
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'Told once.'])).code, 0);
+  const stale = () =>
+    request(service.url, 'GET', updates(conversation, '?after=0&wait=55'), { token: conversation.token });
+  const first = await stale();
+  assert.equal(first.body.new_reply, true, 'the news, at once');
+  assert.equal((await stale()).status, 200, 'the same news again: counted as a plain poll');
+  assertRefused(await stale(), 429, /at most once every 60 seconds/);
+});
+
 test('with POLL_INTERVAL_SECONDS=0 no poll is refused, even beside a held wait', async (t) => {
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
   const conversation = await openConversation(service.url);

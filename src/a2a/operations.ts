@@ -231,8 +231,6 @@ function poll(app: App, conversation: Conversation): void {
     clock: app.limits.polls,
     at: app.now(),
     intervalSeconds: app.config.pollIntervalSeconds,
-    waitSeconds: 0,
-    held: false,
   };
   checkUpdates(conversation, conversation.latest_owner_seq, clock);
 }
