@@ -34,6 +34,8 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
   assert.equal((await follow()).status, 429); // the conversation's share of 2
   await request(service.url, 'GET', '/api/v1/conversations/' + id, { token: 'f'.repeat(64) }); // 401
   assertRefused(await request(service.url, 'GET', '/metrics', { token: 'wrong' }), 401, /METRICS_TOKEN/);
+  // As long as the token, but one byte is not ASCII: its UTF-8 is longer; still a 401, never a 500.
+  assertRefused(await request(service.url, 'GET', '/metrics', { token: `${TOKEN.slice(1)}é` }), 401, /METRICS_TOKEN/);
   const scraped = await request(service.url, 'GET', '/metrics', { token: TOKEN });
   assert.equal(scraped.status, 200);
   assert.match(scraped.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
@@ -55,7 +57,7 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
   );
   assert.equal(value('agent_contact_refusals_total', { reason: 'conversationShare' }), 1);
   assert.equal(value('agent_contact_refusals_total', { reason: 'unknownCredential' }), 1);
-  assert.equal(value('agent_contact_refusals_total', { reason: 'metricsCredential' }), 1);
+  assert.equal(value('agent_contact_refusals_total', { reason: 'metricsCredential' }), 2);
   assert.equal(value('agent_contact_messages_today'), 2);
   assert.equal(value('agent_contact_daily_message_maximum'), 500);
   assert.equal(value('agent_contact_conversations', { status: 'open' }), 1);
