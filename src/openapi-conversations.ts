@@ -43,7 +43,14 @@ export const CONVERSATION_PATHS = {
         after('The last seq already read; 0 initially.'),
         integerParameter('limit', 1, LIMITS.historyLimitMax, LIMITS.historyLimitDefault),
       ],
-      ok: { '200': { description: 'Messages with seq > after, ascending.', content: json(ref('History')) } },
+      ok: {
+        '200': {
+          description:
+            'Messages with seq > after, ascending: at most limit, and at most 256 KiB of message text (a page of ' +
+            'long messages stops early with has_more true; read on from next_after).',
+          content: json(ref('History')),
+        },
+      },
     }),
     post: operation('postMessage', {
       summary: 'Send a follow-up',

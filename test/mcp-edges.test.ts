@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openConversation, startTestService } from './helpers.ts';
+import { openConversation, request, startTestService } from './helpers.ts';
 import { call, CAPABILITIES_KEY, MODERN, rpc, tool, VERSION_KEY } from './mcp-calls.ts';
 
 const modernHeaders = (method: string) => ({ 'mcp-protocol-version': MODERN, 'mcp-method': method });
@@ -55,4 +55,25 @@ test('integer arguments are JSON numbers: a number sent as a string is a tool er
     assert.match(refused?.message ?? '', new RegExp(`\`${field}\` must be a JSON number`));
   }
   assert.equal((await tool(service, 'search_directory', { limit: 5 })).ok.items.length, 5);
+});
+
+test('an answer carries at most 256 KiB of message text: a page stops early and says there is more', async (t) => {
+  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '0' } });
+  const { id, token } = await openConversation(service.url);
+  const credential = { conversation_id: id, access_token: token };
+  const big = '😀'.repeat(8000); // 32,000 bytes of UTF-8: the longest a message can be in bytes
+  for (let i = 0; i < 10; i++) {
+    const sent = await tool(service, 'send_message', { ...credential, message: big, idempotency_key: `big-${i}-key` });
+    assert.ok(sent.ok, JSON.stringify(sent.refused));
+  }
+  const page = (await tool(service, 'read_messages', { ...credential, limit: 100 })).ok;
+  // The short opening and eight messages of 32,000 bytes fit in 262,144 bytes; a ninth would not.
+  assert.deepEqual([page.items.length, page.has_more, page.next_after], [9, true, 9]);
+  const rest = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages?after=9&limit=100`, { token });
+  assert.deepEqual([rest.body.items.length, rest.body.has_more, rest.body.next_after], [2, false, 11]);
+  const task = await request(service.url, 'GET', `/a2a/tasks/${id}?historyLength=100`, {
+    headers: { 'a2a-version': '1.0', authorization: `Bearer ${token}` },
+  });
+  const seqs = task.body.history.map((message: { metadata: { seq: number } }) => message.metadata.seq);
+  assert.deepEqual(seqs, [4, 5, 6, 7, 8, 9, 10, 11], 'the newest that fit, oldest first');
 });

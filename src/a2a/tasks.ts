@@ -5,6 +5,7 @@
 
 import type { App } from '../app.ts';
 import { METADATA_KEYS } from '../contract.ts';
+import { withinTextBudget } from '../conversations.ts';
 import type { PushConfigInput } from '../events.ts';
 import { refuse } from '../refusals.ts';
 import type { Conversation, Message } from '../store.ts';
@@ -145,7 +146,7 @@ export function historyLengthOf(params: Json): number {
 /** A conversation as a Task. */
 export function taskOf(app: App, conversation: Conversation, historyLength: number, extra: Json = {}) {
   const { id } = conversation;
-  const newest = historyLength === 0 ? [] : app.store.newestMessages(id, historyLength);
+  const newest = historyLength === 0 ? [] : withinTextBudget(app.store.newestMessages(id, historyLength), 'newest');
   const history = newest.map((message) => messageOf(id, message));
   const status = {
     state: taskState(conversation.status),
