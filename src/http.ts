@@ -10,6 +10,7 @@ import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
 import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins.ts';
 import { asRefusal, errorBody, refuse, type Headers, type Refusal } from './refusals.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
+import { senderOf } from './senders.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
 export interface RestContext {
@@ -156,7 +157,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     ex.policy = match.policy;
   }
   if (ex.policy.requestLimit) {
-    const wait = ex.app.limits.requests.take(ex.clientAddress, ex.app.now());
+    const wait = ex.app.limits.requests.take(senderOf(ex.clientAddress), ex.app.now());
     if (wait > 0) throw refuse('tooManyRequests', wait);
   }
   // The path is not echoed: it may hold a credential.

@@ -7,6 +7,7 @@
 import { createHmac } from 'node:crypto';
 import type { Config } from './config.ts';
 import { refuse } from './refusals.ts';
+import { senderOf } from './senders.ts';
 import type { Store } from './store.ts';
 import { secondsUntilNextUtcDay, utcDay } from './time.ts';
 
@@ -44,9 +45,9 @@ export function quotasOf(config: Config): Quotas {
   });
 }
 
-/** A client address as it is counted: a keyed hash, so that the database never holds the address. */
+/** A client address as it is counted: its sender (an IPv6 /64), keyed and hashed, never stored as such. */
 export function addressKey(secret: string, address: string): string {
-  return createHmac('sha256', secret).update(address).digest('hex');
+  return createHmac('sha256', secret).update(senderOf(address)).digest('hex');
 }
 
 /** Starts a new day's counts: the first message of a UTC day drops every earlier day's. */

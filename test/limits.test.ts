@@ -126,3 +126,21 @@ test('the request limiter drops buckets that have refilled, so idle clients cost
   limiter.sweep(1000);
   assert.equal(limiter.size, 0);
 });
+
+test('an IPv6 client counts as its /64 for every per-address limit, an IPv4-mapped one as its IPv4', async (t) => {
+  const service = await startTestService(t, { env: { TRUST_PROXY: '1', CREATE_LIMIT_PER_HOUR: '2' } });
+  const open = (address: string) =>
+    request(service.url, 'POST', '/api/v1/conversations', {
+      key: newKey(),
+      json: { message: 'from a /64' },
+      headers: { 'x-forwarded-for': address },
+    });
+  assert.equal((await open('2001:db8:1:2::1')).status, 201);
+  assert.equal((await open('2001:db8:1:2:aaaa::4')).status, 201);
+  assertRefused(await open('2001:0db8:0001:0002:0:0:0:9'), 429, /opened per hour/, 'another address of the same /64');
+  assert.equal((await open('2001:db8:1:3::1')).status, 201, 'the next /64 is another sender');
+  assert.equal((await open('203.0.113.9')).status, 201);
+  assert.equal((await open('::ffff:203.0.113.9')).status, 201);
+  assertRefused(await open('203.0.113.9'), 429, /opened per hour/, 'the mapped form counted as the IPv4 address');
+  assert.equal(service.logs.at(-1)?.client, '203.0.113.9', 'the log keeps the address itself');
+});
