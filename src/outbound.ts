@@ -172,7 +172,7 @@ export function checkOutboundUrl(raw: unknown, policy: OutboundPolicy): URL {
 /** For registration: every address the URL's host resolves to must be public (unless it is allowed). */
 export async function checkResolvesPublic(url: URL, policy: OutboundPolicy): Promise<void> {
   await resolveChecked(bareHost(url.hostname), policy).catch((err: NodeJS.ErrnoException) => {
-    throw err instanceof OutboundRefusal ? err : new OutboundRefusal('resolve', unresolved(url, err));
+    throw err instanceof OutboundRefusal ? err : new OutboundRefusal('resolve', unresolved(url));
   });
 }
 
@@ -187,8 +187,18 @@ async function resolveChecked(host: string, policy: OutboundPolicy): Promise<Loo
   // Copies, so that what is connected to is exactly what was checked.
   const addresses = found.map(({ address }) => ({ address: String(address), family: isIP(String(address)) }));
   if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
-  if (!allowed) addresses.forEach(({ address }) => refuseUnlessPublic(address, `the host ${echo(host)} resolves to`));
+  if (!allowed && addresses.some(({ address }) => classifyAddress(address) !== PUBLIC)) {
+    throw new OutboundRefusal('address', notPublicName(host));
+  }
   return addresses;
+}
+
+/**
+ * One sentence for a name that resolves to an address this service does not call and for one that
+ * does not resolve: an agent must not learn the owner's internal names, or their addresses.
+ */
+function notPublicName(host: string): string {
+  return `the host ${echo(host)} does not resolve to public addresses only; this service calls no other`;
 }
 
 function refuseUnlessPublic(address: string, subject: string): void {
@@ -197,8 +207,8 @@ function refuseUnlessPublic(address: string, subject: string): void {
   if (what !== PUBLIC) throw new OutboundRefusal('address', message);
 }
 
-function unresolved(url: URL, err: NodeJS.ErrnoException): string {
-  return `the host ${echo(url.hostname)} does not resolve (${err.code ?? echo(err.message)})`;
+function unresolved(url: URL): string {
+  return notPublicName(url.hostname);
 }
 
 function isAllowedHost(hostname: string, policy: OutboundPolicy): boolean {
@@ -291,7 +301,7 @@ async function readBounded(response: http.IncomingMessage, maxBytes: number, sig
 function describeFailure(err: NodeJS.ErrnoException, url: URL): string {
   const code = err.code ?? '';
   const host = echo(url.host);
-  if (/^(ENOTFOUND|ENODATA|EAI_)/.test(code)) return unresolved(url, err);
+  if (/^(ENOTFOUND|ENODATA|EAI_)/.test(code)) return unresolved(url);
   if (code === 'ECONNREFUSED') return `the connection to ${host} was refused`;
   if (code === 'ECONNRESET') return `the connection to ${host} was closed before the answer was complete`;
   if (/CERT|SELF_SIGNED|UNABLE_TO|HOSTNAME|INVALID_CA|TLS|SSL/.test(code)) return `TLS with ${host} failed (${code})`;

@@ -229,7 +229,8 @@ test('a local http server on 127.0.0.1 is reached only when its host is an allow
   const tls = new URL(`https://127.0.0.1:${server.port}/hook`);
   await assert.rejects(sendOutbound(tls, GET, NO_HOSTS), assertRefusal('address', /loopback address \(127\.0\.0\.1\)/));
   const byName = new URL(`https://localhost:${server.port}/hook`);
-  await assert.rejects(sendOutbound(byName, GET, NO_HOSTS), assertRefusal('address', /host localhost resolves to/));
+  const notPublic = assertRefusal('address', /host localhost does not resolve to public/);
+  await assert.rejects(sendOutbound(byName, GET, NO_HOSTS), notPublic);
   assert.equal(server.received.length, 0);
 
   const answer = await sendOutbound(url, GET, { allowedHosts: ['127.0.0.1'] });
@@ -240,19 +241,22 @@ test('a local http server on 127.0.0.1 is reached only when its host is an allow
   assert.equal(server.received.length, 2);
 });
 
+// One sentence whatever the name resolves to, or if it does not: an agent learns no internal name or address.
+const NOT_PUBLIC = 'the host hooks.example.com does not resolve to public addresses only; this service calls no other';
+
 test('a name that resolves to a private address is refused and nothing is connected', async (t) => {
   const target = await countingServer(t);
   const url = new URL(`https://hooks.example.com:${target.port}/hook`);
   const privateOnly: OutboundPolicy = { allowedHosts: [], resolve: resolvesTo('10.0.0.5') };
-  const refusedPrivate = assertRefusal('address', /^the host hooks\.example\.com resolves to a private address \(10/);
+  const refusedPrivate = assertRefusal('address', new RegExp(`^${NOT_PUBLIC}$`));
   await assert.rejects(sendOutbound(url, GET, privateOnly), refusedPrivate);
   await assert.rejects(checkResolvesPublic(url, privateOnly), refusedPrivate);
   // The loopback address comes first: were it not refused, the counting server would see a connection.
   const mixed: OutboundPolicy = { allowedHosts: [], resolve: resolvesTo('127.0.0.1', '8.8.8.8') };
-  await assert.rejects(sendOutbound(url, GET, mixed), assertRefusal('address', /a loopback address \(127\.0\.0\.1\)/));
-  await assert.rejects(checkResolvesPublic(url, mixed), assertRefusal('address', /loopback/));
+  await assert.rejects(sendOutbound(url, GET, mixed), refusedPrivate);
+  await assert.rejects(checkResolvesPublic(url, mixed), refusedPrivate);
   const mapped: OutboundPolicy = { allowedHosts: [], resolve: resolvesTo('::ffff:127.0.0.1') };
-  await assert.rejects(sendOutbound(url, GET, mapped), assertRefusal('address', /IPv4-mapped form of a loopback/));
+  await assert.rejects(sendOutbound(url, GET, mapped), refusedPrivate);
   const longName = new URL(`https://${'a'.repeat(60)}.${'b'.repeat(60)}.example/`);
   await assert.rejects(checkResolvesPublic(longName, privateOnly), (err: Error) => err.message.length < 200);
   assert.equal(target.seen.connections, 0);
@@ -260,11 +264,10 @@ test('a name that resolves to a private address is refused and nothing is connec
   await checkResolvesPublic(url, { allowedHosts: [], resolve: resolvesTo('8.8.8.8', '2001:4860:4860::8888') });
   const missing = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
   const unresolved: OutboundPolicy = { allowedHosts: [], resolve: () => Promise.reject(missing) };
-  const refusedUnresolved = assertRefusal('resolve', /^the host hooks\.example\.com does not resolve \(ENOTFOUND\)$/);
-  await assert.rejects(checkResolvesPublic(url, unresolved), refusedUnresolved);
+  await assert.rejects(checkResolvesPublic(url, unresolved), assertRefusal('resolve', new RegExp(`^${NOT_PUBLIC}$`)));
   await assert.rejects(sendOutbound(url, GET, unresolved), (err: Error) => {
     assert.ok(!(err instanceof OutboundRefusal), 'a failed lookup may be retried later');
-    assert.equal(err.message, 'the host hooks.example.com does not resolve (ENOTFOUND)');
+    assert.equal(err.message, NOT_PUBLIC, 'the same sentence as a private address');
     return true;
   });
 });
