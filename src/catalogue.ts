@@ -22,6 +22,13 @@ export const CATALOGUE = {
   malformedHttp: entry(400, ['any'], 'The request is not valid HTTP/1.1.',
     () => 'The request is not valid HTTP/1.1.',
   ),
+  hostHeader: entry(400, ['any'], 'An HTTP/1.1 request has no Host header, or more than one.',
+    () => 'Send exactly one Host header: HTTP/1.1 requires it.',
+  ),
+  expectationFailed: entry(417, ['any'], 'An Expect header other than 100-continue.',
+    () => 'Only Expect: 100-continue is understood; send the request without this Expect header.',
+    () => ({ connection: 'close' }), // the body it holds back is never read
+  ),
   headersTooLarge: entry(431, ['any'], 'The headers exceed 16 KiB.',
     () => 'The request headers are too large; keep them under 16 KiB.',
   ),

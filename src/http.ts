@@ -150,12 +150,16 @@ export function createRequestHandler(
   };
 }
 
-/** The request limit first, before anything about the path is decoded; then the route's handler. */
+/**
+ * What Node lets through for the service to refuse with its error body, then the request limit,
+ * before anything about the path is decoded; then the route's handler.
+ */
 function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Promise<Reply> {
   if (match.kind !== 'not-found') {
     ex.route = match.pattern;
     ex.policy = match.policy;
   }
+  refuseMalformed(ex.req);
   if (ex.policy.requestLimit) {
     const wait = ex.app.limits.requests.take(senderOf(ex.clientAddress), ex.app.now());
     if (wait > 0) throw refuse('tooManyRequests', wait);
@@ -181,6 +185,19 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
       return gone.signal;
     },
   });
+}
+
+/** A missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other than 100-continue. */
+function refuseMalformed(req: IncomingMessage): void {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    if (name === 'host') hosts++;
+    else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
+      throw refuse('expectationFailed');
+    }
+  }
+  if (hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0')) throw refuse('hostHeader');
 }
 
 /**

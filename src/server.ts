@@ -28,6 +28,7 @@ export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): ht
     keepAliveTimeout,
     connectionsCheckingInterval,
     maxHeaderSize: MAX_HEADER_BYTES,
+    requireHostHeader: false, // refused by the service instead, with its error body (http.ts)
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerUnparsed(err, socket));
   server.on('connect', (_req: IncomingMessage, socket: Socket) =>
@@ -35,6 +36,8 @@ export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): ht
   );
   // Without this listener Node sends 100 Continue by itself; body.ts sends it once the body is wanted.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  // Any other Expect: Node would answer a bare 417; the service refuses it with its error body (http.ts).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   return server;
 }
 

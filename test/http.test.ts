@@ -169,6 +169,32 @@ test('malformed HTTP still gets the error body', async (t) => {
   assert.match(huge, /"code":431/);
 });
 
+test('a missing or repeated Host and an unknown Expect get the error body, and a log line', async (t) => {
+  const service = await startTestService(t);
+  const health = (version: string, headers: string) =>
+    rawRequest(service.url, `GET /api/v1/health HTTP/${version}\r\n${headers}Connection: close\r\n\r\n`);
+  const noHost = await health('1.1', '');
+  assert.match(noHost, /^HTTP\/1\.1 400 /);
+  assert.match(noHost, /\{"error":\{"code":400,"message":"Send exactly one Host header/);
+  assert.match(await health('1.1', 'Host: a\r\nHost: b\r\n'), /^HTTP\/1\.1 400 /, 'two Host headers');
+  assert.match(await health('1.0', ''), /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
+  const expect = await rawRequest(
+    service.url,
+    'POST /api/v1/conversations HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\n' +
+      'Content-Type: application/json\r\nContent-Length: 5\r\n\r\n',
+  );
+  assert.match(expect, /^HTTP\/1\.1 417 /);
+  assert.match(expect, /"message":"Only Expect: 100-continue is understood/);
+  assert.deepEqual(
+    service.logs.filter((entry) => entry.refusal !== undefined).map((entry) => [entry.status, entry.refusal]),
+    [
+      [400, 'hostHeader'],
+      [400, 'hostHeader'],
+      [417, 'expectationFailed'],
+    ],
+  );
+});
+
 test('CONNECT gets 405 with Allow and the error body, not a dropped connection', async (t) => {
   const service = await startTestService(t);
   const answer = await rawRequest(service.url, 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
