@@ -37,18 +37,11 @@ async function main(argv: string[]): Promise<void> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') return void console.log(help());
   const command = COMMANDS[name];
   if (!command) throw new OwnerError(`unknown command "${name}"; run with --help to see the commands`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new OwnerError(`${(err as Error).message.split('. ')[0]}; usage: ${command.usage}`);
-  }
+  const parsed = 'textAfterId' in command && command.textAfterId ? textArgs(command, rest) : optionArgs(command, rest);
   if (parsed.values.help) return void console.log(`Usage: ${RUN_OWNER} ${command.usage}\n\n${command.summary}`);
+  if (parsed.positionals.length > mostArguments(command.usage)) {
+    throw new OwnerError(`too many arguments; usage: ${command.usage}`);
+  }
   const config = loadConfig();
   if ('onFile' in command) return command.run({ positionals: parsed.positionals, config });
   if (config.dbPath !== ':memory:' && !existsSync(config.dbPath)) {
@@ -60,6 +53,32 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     store.close();
   }
+}
+
+function optionArgs(command: Command | FileCommand, args: string[]) {
+  try {
+    const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const;
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    // parseArgs quotes what was typed with JSON escapes and adds advice; the first sentence is enough
+    const said = (err as Error).message.split(/\.\s/)[0] as string;
+    throw new OwnerError(`${said}; usage: ${command.usage}`);
+  }
+}
+
+/** reply's arguments: `--help` first asks for help; an option's whole name anywhere is it; every other word is text. */
+function textArgs(command: Command, args: string[]) {
+  if (args[0] === '--help' || args[0] === '-h') return { values: { help: true }, positionals: [] };
+  const flags = Object.keys(command.options ?? {}).map((name) => `--${name}`);
+  const words = args.filter((word) => !flags.includes(word));
+  if (words[1] === '--') words.splice(1, 1); // the usual end of options, after the id, is still understood
+  const values = Object.fromEntries(flags.map((flag) => [flag.slice(2), args.includes(flag)]));
+  return { values, positionals: words };
+}
+
+/** The arguments a usage names: one per <…>, any number where it says … (text, slugs). */
+function mostArguments(usage: string): number {
+  return usage.includes('…') ? Infinity : (usage.match(/<[^>]+>/g) ?? []).length;
 }
 
 /** One line on stderr per mistake (a list for a listings file), exit 1, nothing half-written. */

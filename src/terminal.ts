@@ -20,10 +20,13 @@ export function shown(text: string): string {
   return text.replace(UNSAFE, escaped);
 }
 
-/** Untrusted text on one line, whitespace runs folded, cut at `max` characters. */
+/**
+ * Untrusted text on one line, whitespace runs folded, cut at `max` characters (code points, so
+ * that no character is cut in half), then shown: the cut never splits an escape either.
+ */
 export function shownShort(text: string, max: number): string {
-  const flat = shown(text.replace(/[ \t\r\n]+/g, ' ').trim());
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const flat = [...text.replace(/[ \t\r\n]+/g, ' ').trim()];
+  return shown(flat.length > max ? `${flat.slice(0, max - 1).join('')}…` : flat.join(''));
 }
 
 // What starts each line of a message body: no line of a message can start where the script's

@@ -55,3 +55,30 @@ test('--help explains the script and each command', async (t) => {
   assert.equal(replyHelp.code, 0);
   assert.match(replyHelp.stdout, /^Usage: npm run -s owner -- reply <id>/);
 });
+
+test('every command refuses arguments its usage does not name; a reply is its words, whatever they start with', async (t) => {
+  const service = await startTestService(t);
+  const [a, b] = [await openConversation(service.url), await openConversation(service.url)];
+  for (const args of [
+    ['block', a.id, b.id],
+    ['close', a.id, 'extra'],
+    ['backup', 'one.db', 'two.db'],
+    ['inbox', 'extra'],
+    ['watch', 'extra'],
+  ]) {
+    assertFailsWith(await owner(service, args), /^error: too many arguments; usage: /);
+  }
+  assert.equal(service.store.conversationById(b.id)?.blocked, 0, 'nothing was done');
+  assert.equal(service.store.conversationById(a.id)?.status, 'open');
+  for (const text of ['- first point', '-5 degrees today', 'run it with -h to see']) {
+    const replied = await owner(service, ['reply', a.id, ...text.split(' ')]);
+    assert.equal(replied.code, 0, replied.stderr);
+  }
+  assert.equal((await owner(service, ['reply', a.id, '--', '-x', 'after', 'dashes'])).code, 0);
+  assert.deepEqual(
+    service.store.messagesAfter(a.id, 1, 10).map((message) => message.message),
+    ['- first point', '-5 degrees today', 'run it with -h to see', '-x after dashes'],
+  );
+  assertFailsWith(await owner(service, ['stats', '--days', '-1']), /^error: Unknown option '--days'; usage: stats/);
+  assertFailsWith(await owner(service, ['listings', 'stale', '--days', '-1']), /argument is ambiguous; usage: /);
+});

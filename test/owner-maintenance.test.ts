@@ -135,7 +135,7 @@ test('listings stale lists listings not read against their documentation for --d
   assert.deepEqual(JSON.parse((await owner(service, ['listings', 'stale', '--days', '365', '--json'])).stdout), []);
   assertFailsWith(
     await owner(service, ['listings', 'stale', '--days', 'soon']),
-    /--days must be a whole number of days, got "soon"/,
+    /--days must be a whole number of days from 0 to 99999, got "soon"/,
   );
   assertFailsWith(
     await owner(service, ['listings', 'export', '--days', '3']),

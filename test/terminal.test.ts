@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { shown, shownBody } from '../src/terminal.ts';
+import { shown, shownBody, shownShort } from '../src/terminal.ts';
 import { newKey, openConversation, request, ROOT, runOwner, startTestService, tempDir, waitUntil } from './helpers.ts';
 import { startWatch } from './owner-run.ts';
 
@@ -153,4 +153,11 @@ test('the notifier gets no control character in its environment, and the example
   assert.match(text, /^ {4}\| ok\?2026-01-01T00:00:00Z {2}conversation /m);
   assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text), 'no control byte reaches the file');
   assert.ok(!service.logs.some((entry) => entry.notify === 'failed'), 'every notification ran');
+});
+
+test('a shortened line is cut between characters, never inside one or inside an escape', () => {
+  const cut = shownShort('😀'.repeat(100), 10);
+  assert.equal(cut, `${'😀'.repeat(9)}…`);
+  assert.ok(cut.isWellFormed(), 'no half of a surrogate pair');
+  assert.equal(shownShort(`${'a'.repeat(8)}\u202e${'b'.repeat(8)}`, 10), `${'a'.repeat(8)}\\u202e…`);
 });

@@ -39,6 +39,7 @@ export const conversationCommands: Record<string, Command> = {
   reply: {
     usage: 'reply <id> <text…> | reply <id> -  [--force]',
     options: { force: { type: 'boolean' } },
+    textAfterId: true,
     summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
     run: async ({ positionals: [id, ...words], values, store, config }) => {
       const conversation = findConversation(store, id);

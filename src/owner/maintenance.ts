@@ -95,8 +95,10 @@ async function importListings(store: Store, file: string): Promise<void> {
 
 /** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
 function stale(store: Store, days: unknown, json: boolean): void {
-  if (days !== undefined && !/^\d{1,5}$/.test(String(days)))
-    throw new OwnerError(`--days must be a whole number of days, got "${String(days)}"`);
+  if (days !== undefined && !/^\d{1,5}$/.test(String(days))) {
+    const given = shown(String(days).slice(0, 20));
+    throw new OwnerError(`--days must be a whole number of days from 0 to 99999, got "${given}"`);
+  }
   const window = days === undefined ? STALE_AFTER_DAYS : Number(days);
   const now = Date.now();
   const cutoff = utcDay(now - window * DAY_MS);

@@ -23,6 +23,8 @@ export interface Command {
   readonly usage: string;
   readonly summary: string;
   readonly options?: Record<string, { type: 'boolean' | 'string'; short?: string }>;
+  /** Words after the id are text as typed, even `-5` or `-h`: only its boolean options, spelled whole, are options. */
+  readonly textAfterId?: true;
   run(args: {
     positionals: string[];
     values: Record<string, unknown>;
@@ -70,8 +72,8 @@ export function agentLabel(metadata: string): string {
 
 /** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const flat = [...text.replace(/\s+/g, ' ').trim()]; // code points: no character is cut in half
+  return flat.length > max ? `${flat.slice(0, max - 1).join('')}…` : flat.join('');
 }
 
 /** A catalogue sentence in the script's style: "error: conversation … is closed; reopen it first". */
