@@ -56,7 +56,7 @@ test('--help explains the script and each command', async (t) => {
   assert.match(replyHelp.stdout, /^Usage: npm run -s owner -- reply <id>/);
 });
 
-test('commands refuse arguments their usage does not name; a reply is its words, whatever they start with', async (t) => {
+test('commands refuse arguments their usage does not name; a reply is its words, dashes and all', async (t) => {
   const service = await startTestService(t);
   const [a, b] = [await openConversation(service.url), await openConversation(service.url)];
   for (const args of [
