@@ -40,6 +40,8 @@ export interface Read {
   readonly target: string;
   readonly ok: boolean;
   readonly outcome: string;
+  /** whether an HTTP answer came back at all (not: no address, no connection, a time-out, a refusal) */
+  readonly answered: boolean;
 }
 
 /** A listing's check: passed when every read answered as promised. */
@@ -114,7 +116,7 @@ function plannedReads(listing: Listing): PlannedRead[] {
 /** One GET, with a short Retry-After waited out once; never throws. */
 async function readOnce(planned: PlannedRead, options: CheckOptions): Promise<Read> {
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
-  const result = (ok: boolean, outcome: string): Read => ({ ...planned, ok, outcome });
+  const result = (ok: boolean, outcome: string): Read => ({ ...planned, ok, outcome, answered: true });
   const example = planned.what === 'example_request';
   const request = {
     method: 'GET',
@@ -135,7 +137,8 @@ async function readOnce(planned: PlannedRead, options: CheckOptions): Promise<Re
     }
   } catch (err) {
     const refused = err instanceof OutboundRefusal;
-    return result(false, refused ? `not read: ${err.message}` : (err as Error).message);
+    const outcome = refused ? `not read: ${err.message}` : (err as Error).message;
+    return { ...planned, ok: false, outcome, answered: false };
   }
 }
 

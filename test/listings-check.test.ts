@@ -205,6 +205,22 @@ test('check refuses what it cannot do, and changes nothing then', async (t) => {
   assert.ok(all.length > 0 && all.every((item: { checked_at?: string }) => !item.checked_at), 'nothing recorded');
 });
 
+test('when no host answers at all, the machine is taken to be offline and nothing is recorded', async (t) => {
+  const [one, two] = [`http://127.0.0.1:${await closedPort()}`, `http://127.0.0.1:${await closedPort()}`];
+  const service = await startTestService(t, { env: ALLOWED });
+  upsertListingsAsOwner(service.dbPath, [
+    listing('first-down', { url: `${one}/`, docs_url: `${one}/docs` }),
+    listing('second-down', { url: `${two}/`, docs_url: `${two}/docs` }),
+  ]);
+  const offline = await runOwner(service.dbPath, ['listings', 'check', 'first-down', 'second-down'], { env: ALLOWED });
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /^error: no host answered, so nothing was recorded; is this machine offline\?/m);
+  for (const slug of ['first-down', 'second-down']) {
+    const shown = await listed(service, slug);
+    assert.deepEqual([shown.check_status, shown.checked_at], ['unchecked', ''], slug);
+  }
+});
+
 test('only a keyless GET example is run: no template, no second step, no key in the query', () => {
   const runs = (example: string) => keylessGet(example) !== null;
   assert.ok(runs('GET https://api.example.org/v1/items?author=tolkien&format=json'));

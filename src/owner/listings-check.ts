@@ -32,6 +32,7 @@ export async function listingsCheck(
     hostsAtOnce: HOSTS_AT_ONCE,
     maxRetryAfterMs: MAX_RETRY_AFTER_MS,
   });
+  refuseIfOffline(checks);
   const today = utcDay(Date.now());
   const recorded = checks.filter((check) => store.changeListing(check.slug, (l) => withCheck(l, check, today)));
   if (options.json)
@@ -43,6 +44,18 @@ export async function listingsCheck(
       ),
     );
   printTable(recorded, today);
+}
+
+/**
+ * When not one read got an HTTP answer, this machine is taken to be offline (its DNS or its
+ * uplink down), not every listing broken: nothing is recorded, so that one bad run of the
+ * weekly timer does not publish every listing as failed.
+ */
+function refuseIfOffline(checks: readonly ListingCheck[]): void {
+  const reads = checks.flatMap((check) => check.reads);
+  if (reads.length === 0 || reads.some((read) => read.answered)) return;
+  const first = shown(`${reads[0]?.target}: ${reads[0]?.outcome}`);
+  throw new OwnerError(`no host answered, so nothing was recorded; is this machine offline? (${first})`);
 }
 
 function timeoutOf(value: unknown): number {
@@ -94,7 +107,8 @@ function report(check: ListingCheck, today: string) {
 
 function printTable(checks: readonly ListingCheck[], today: string): void {
   const failed = checks.filter((check) => !check.passed).length;
-  console.log(`Checked ${checks.length} listings on ${today}: ${checks.length - failed} passed, ${failed} failed.`);
+  const listings = checks.length === 1 ? '1 listing' : `${checks.length} listings`;
+  console.log(`Checked ${listings} on ${today}: ${checks.length - failed} passed, ${failed} failed.`);
   if (checks.length === 0) return;
   const width = Math.max(4, ...checks.map((check) => check.slug.length));
   console.log(`${'slug'.padEnd(width)}  result  what was read`);
