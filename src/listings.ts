@@ -192,7 +192,19 @@ function parseListing(item: unknown, problem: (field: string, text: string) => v
   }
   if (listing.details !== undefined) checkDetailLengths(listing.details as Record<string, string>, problem);
   if (Array.isArray(listing.field_notes)) checkFieldNotes(listing, problem);
+  checkCheckFields(listing, problem);
   return listing;
+}
+
+/** A listing never checked has no check day; a checked one has the day of its check. */
+function checkCheckFields(listing: Listing, problem: (field: string, text: string) => void): void {
+  const { check_status: status, checked_at: at } = listing;
+  if (status === undefined || at === undefined) return; // left out, or refused already
+  const unchecked = status === 'unchecked';
+  if (unchecked && at !== '') problem('checked_at', 'must be "" while check_status is unchecked');
+  if (!unchecked && at === '') {
+    problem('checked_at', `must be the day of the check (YYYY-MM-DD) while check_status is ${status}`);
+  }
 }
 
 /** "must be at most N characters, got M" when the text is longer than `max` code points. */

@@ -221,6 +221,24 @@ test('when no host answers at all, the machine is taken to be offline and nothin
   }
 });
 
+test("an import keeps what the last check recorded, and refuses check fields that contradict each other", async (t) => {
+  const good = await site(t, (_path, res) => res.writeHead(200).end('ok'));
+  const service = await startTestService(t, { env: ALLOWED });
+  const before = listing('kept-check', { url: `${good.base}/`, docs_url: `${good.base}/docs` });
+  upsertListingsAsOwner(service.dbPath, [before]);
+  assert.equal((await runOwner(service.dbPath, ['listings', 'check', 'kept-check'], { env: ALLOWED })).code, 0);
+  const edited = JSON.stringify([{ ...before, description: 'Edited in a file exported before the check.' }]);
+  const imported = await runOwner(service.dbPath, ['listings', 'import', '-'], { input: edited });
+  assert.equal(imported.code, 0, imported.stderr);
+  const shown = await listed(service, 'kept-check');
+  assert.equal(shown.description, 'Edited in a file exported before the check.');
+  assert.deepEqual([shown.check_status, shown.checked_at.length], ['passed', 10], 'the check stays recorded');
+  const contradicting = JSON.stringify([{ ...before, check_status: 'passed', checked_at: '' }]);
+  const refused = await runOwner(service.dbPath, ['listings', 'import', '-'], { input: contradicting });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /checked_at must be the day of the check \(YYYY-MM-DD\) while check_status is passed/);
+});
+
 test('only a keyless GET example is run: no template, no second step, no key in the query', () => {
   const runs = (example: string) => keylessGet(example) !== null;
   assert.ok(runs('GET https://api.example.org/v1/items?author=tolkien&format=json'));

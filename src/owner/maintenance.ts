@@ -4,7 +4,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { purgeExpired } from '../conversations.ts';
-import { parseListingsText, readListingsFile } from '../listings.ts';
+import { parseListings, parseListingsText, readListingsFile, type Listing } from '../listings.ts';
 import type { Store } from '../store.ts';
 import { usageOf } from '../quotas.ts';
 import { utcDay } from '../time.ts';
@@ -82,15 +82,31 @@ async function listings(
 
 /** Validates the whole file, then upserts every listing in one transaction; says what changed. */
 async function importListings(store: Store, file: string): Promise<void> {
-  const incoming =
+  const read =
     file === '-' ? parseListingsText(await readStdin(), 'standard input') : readListingsFile(ownerFile(file));
   const stored = new Map(store.listingTexts().map((text) => [(JSON.parse(text) as { slug: string }).slug, text]));
+  const incoming = read.map((listing) => withStoredCheck(listing, stored.get(listing.slug as string)));
   store.upsertListings(incoming);
   const added = incoming.filter((listing) => !stored.has(listing.slug as string)).length;
   const same = incoming.filter((listing) => stored.get(listing.slug as string) === JSON.stringify(listing)).length;
   const changed = incoming.length - added - same;
   const listings = `${incoming.length} listing${incoming.length === 1 ? '' : 's'}`;
   console.log(`Imported ${listings}: ${added} new, ${changed} changed, ${same} unchanged.`);
+}
+
+// What `listings check` records: a file exported before a check must not undo it on import.
+const CHECK_FIELDS = ['check_status', 'checked_at', 'check_note'] as const;
+
+/** An imported listing with the check fields of the stored one, when there is one. */
+function withStoredCheck(listing: Listing, storedText: string | undefined): Listing {
+  if (storedText === undefined) return listing;
+  const stored = JSON.parse(storedText) as Listing;
+  const merged: Listing = { ...listing };
+  for (const field of CHECK_FIELDS) {
+    if (stored[field] === undefined) delete merged[field];
+    else merged[field] = stored[field];
+  }
+  return parseListings([merged])[0] as Listing; // the served field order
 }
 
 /** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
