@@ -9,7 +9,9 @@
 #
 # The message is the agent's, so it is written so that it cannot pass for the script's own lines:
 # every line of it starts with "    | ", and control characters (C0, DEL and C1, the bytes of
-# terminal escape sequences) become "?", so `tail -f` on the file cannot be driven by an agent.
+# terminal escape sequences) become "?", so `tail -f` on the file cannot be driven by an agent;
+# so do the invisible characters that reorder or break a line (bidi controls such as U+202E,
+# the line and paragraph separators U+2028 and U+2029, zero-width ones, the BOM).
 # (GNU sed, as on Debian.)
 #
 # To be mailed instead, replace the block below with for example:
@@ -18,6 +20,8 @@ set -eu
 {
   printf '%s  conversation %s  #%s  from %s (unverified)\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CONVERSATION_ID" "$MESSAGE_SEQ" "${AGENT_NAME:-(no name)}"
-  LC_ALL=C sed -e 's/[[:cntrl:]]/?/g' -e 's/\xc2[\x80-\x9f]/?/g' -e 's/^/    | /'
+  LC_ALL=C sed -e 's/[[:cntrl:]]/?/g' -e 's/\xc2[\x80-\x9f]/?/g' \
+    -e 's/\xe2\x80[\x8b-\x8f\xa8-\xae]/?/g' -e 's/\xe2\x81[\xa0-\xa4\xa6-\xa9]/?/g' -e 's/\xef\xbb\xbf/?/g' \
+    -e 's/^/    | /'
   printf '\n\n'
 } >> "${NOTIFY_FILE:-$HOME/agent-messages.txt}"

@@ -136,7 +136,7 @@ test('the notifier gets no control character in its environment, and the example
     json: { message: forged },
   });
   assert.equal(followUp.status, 400, 'the API refuses ESC in a message');
-  const accepted = forged.replace(`\n${ESC}[31mred`, '\n\u202ered');
+  const accepted = forged.replace(`\n${ESC}[31mred`, '\n\u202ered\u2028fake\u2066!');
   const sent = await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
     token: conversation.token,
     key: newKey(),
@@ -152,6 +152,7 @@ test('the notifier gets no control character in its environment, and the example
   assert.equal(headers.length, 3, `one header per notification, none forged:\n${text}`);
   assert.match(text, /^ {4}\| ok\?2026-01-01T00:00:00Z {2}conversation /m);
   assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text), 'no control byte reaches the file');
+  assert.match(text, /^ {4}\| \?red\?fake\?!$/m, 'bidi controls and separators are ? too');
   assert.ok(!service.logs.some((entry) => entry.notify === 'failed'), 'every notification ran');
 });
 
