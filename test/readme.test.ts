@@ -77,7 +77,7 @@ test(
       /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open /,
     );
     assert.equal(
-      outputs.get('npm run -s owner -- reply 4e55 Thanks, your crawler is listed now.'),
+      outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
       'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
     );
     assert.match(
