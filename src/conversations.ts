@@ -151,7 +151,8 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
 /** Blocks (or unblocks) a conversation: its credential gets 403 saying so. */
 export function setBlocked(store: Store, id: string, blocked: boolean): void {
   store.transaction(() => {
-    existing(store, id);
+    // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
+    if (existing(store, id).blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'alreadyBlocked' : 'notBlocked', id);
     store.setBlocked(id, blocked);
   });
 }

@@ -234,7 +234,9 @@ test('block makes the credential answer 403 saying the owner blocked it; unblock
     token: conversation.token,
   });
   assertRefused(blocked, 403, /owner has blocked this conversation/);
+  assertFailsWith(await owner(service, ['block', conversation.id]), /is already blocked\n$/);
   assert.equal((await owner(service, ['unblock', conversation.id])).code, 0);
+  assertFailsWith(await owner(service, ['unblock', conversation.id]), /is not blocked\n$/);
   assert.equal(
     (
       await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, {
