@@ -16,7 +16,12 @@ import { addAbortSignal } from 'node:stream';
 export interface OutboundPolicy {
   readonly allowedHosts: readonly string[]; // lower-case names or IP literals that may use http and be private
   readonly resolve?: (hostname: string) => Promise<readonly LookupAddress[]>; // for tests; default dns.lookup
+  readonly lookupTimeoutMs?: number; // for tests; default LOOKUP_TIMEOUT_MS
 }
+
+// A name whose DNS server never answers must not hold a registration, a delivery or a check for
+// long: the lookup is given up after this (it may go on in the background; its answer is dropped).
+const LOOKUP_TIMEOUT_MS = 5_000;
 
 /** A URL that breaks one of the rules, with a message an agent can act on. */
 export class OutboundRefusal extends Error {
@@ -183,7 +188,8 @@ async function resolveChecked(host: string, policy: OutboundPolicy): Promise<Loo
     if (!allowed) refuseUnlessPublic(host, `the URL's host ${echo(host)} is`);
     return [{ address: host, family: isIP(host) }];
   }
-  const found = await (policy.resolve ?? ((name) => dnsLookup(name, { all: true })))(host);
+  const lookup = (policy.resolve ?? ((name) => dnsLookup(name, { all: true })))(host);
+  const found = await withTimeout(lookup, policy.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS);
   // Copies, so that what is connected to is exactly what was checked.
   const addresses = found.map(({ address }) => ({ address: String(address), family: isIP(String(address)) }));
   if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
@@ -191,6 +197,19 @@ async function resolveChecked(host: string, policy: OutboundPolicy): Promise<Loo
     throw new OutboundRefusal('address', notPublicName(host));
   }
   return addresses;
+}
+
+/** The lookup's answer, or a rejection with code ETIMEOUT once `ms` have passed. */
+async function withTimeout<T>(lookup: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('the lookup timed out'), { code: 'ETIMEOUT' })), ms);
+  });
+  try {
+    return await Promise.race([lookup, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -301,7 +320,7 @@ async function readBounded(response: http.IncomingMessage, maxBytes: number, sig
 function describeFailure(err: NodeJS.ErrnoException, url: URL): string {
   const code = err.code ?? '';
   const host = echo(url.host);
-  if (/^(ENOTFOUND|ENODATA|EAI_)/.test(code)) return unresolved(url);
+  if (/^(ENOTFOUND|ENODATA|EAI_|ETIMEOUT)/.test(code)) return unresolved(url);
   if (code === 'ECONNREFUSED') return `the connection to ${host} was refused`;
   if (code === 'ECONNRESET') return `the connection to ${host} was closed before the answer was complete`;
   if (/CERT|SELF_SIGNED|UNABLE_TO|HOSTNAME|INVALID_CA|TLS|SSL/.test(code)) return `TLS with ${host} failed (${code})`;

@@ -353,3 +353,12 @@ test('a refused connection is reported in one short sentence', async (t) => {
     message: `the connection to 127.0.0.1:${port} was refused`,
   });
 });
+
+test('a name whose DNS never answers is given up at the lookup time-out, as one that does not resolve', async () => {
+  const url = new URL('https://hooks.example.com/hook');
+  const silent: OutboundPolicy = { allowedHosts: [], resolve: () => new Promise(() => {}), lookupTimeoutMs: 50 };
+  const started = Date.now();
+  await assert.rejects(checkResolvesPublic(url, silent), assertRefusal('resolve', new RegExp(`^${NOT_PUBLIC}$`)));
+  await assert.rejects(sendOutbound(url, GET, silent), (err: Error) => err.message === NOT_PUBLIC);
+  assert.ok(Date.now() - started < 5_000, 'not held until a system resolver gives up');
+});
