@@ -14,6 +14,8 @@ export const LIMITS = Object.freeze({
   directoryOffsetMax: 10000,
   historyLimitDefault: 50,
   historyLimitMax: 100,
+  /** message text one answer carries at most, in UTF-8 bytes (conversations.ts says why) */
+  pageTextBytes: 256 * 1024,
   credentialLifetimeDays: 365,
 });
 

@@ -213,21 +213,19 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 }
 
 /**
- * Message text one answer carries at most, in UTF-8 bytes. A page of 100 messages of 8000
- * emoji is 3.2 MB (twice that through MCP, which sends a result twice), and building it holds
- * the server for every other client: a page stops before the message that would pass this, and
- * says there is more. Its first message always fits (8000 code points are at most 32 KB).
+ * The messages that fit in LIMITS.pageTextBytes, kept from the oldest on (a page) or the newest
+ * back (a window). A page of 100 messages of 8000 emoji is 3.2 MB (twice that through MCP, which
+ * sends a result twice), and building it holds the server for every other client: a page stops
+ * before the message that would pass the limit, and says there is more. Its first message always
+ * fits (8000 code points are at most 32 KB).
  */
-export const PAGE_TEXT_BYTES = 256 * 1024;
-
-/** The messages that fit in PAGE_TEXT_BYTES, kept from the oldest on (a page) or the newest back (a window). */
 export function withinTextBudget<M extends { message: string }>(messages: M[], keep: 'oldest' | 'newest'): M[] {
   const ordered = keep === 'oldest' ? messages : [...messages].reverse();
   let bytes = 0;
   let count = 0;
   for (const message of ordered) {
     bytes += Buffer.byteLength(message.message);
-    if (count > 0 && bytes > PAGE_TEXT_BYTES) break;
+    if (count > 0 && bytes > LIMITS.pageTextBytes) break;
     count++;
   }
   return keep === 'oldest' ? messages.slice(0, count) : messages.slice(messages.length - count);

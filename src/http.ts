@@ -151,18 +151,23 @@ export function createRequestHandler(
 }
 
 /**
- * What Node lets through for the service to refuse with its error body, then the request limit,
- * before anything about the path is decoded; then the route's handler.
+ * The request limit first, before anything about the path is decoded; then what Node lets
+ * through for the service to refuse; then the route's handler.
  */
 function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Promise<Reply> {
   if (match.kind !== 'not-found') {
     ex.route = match.pattern;
     ex.policy = match.policy;
   }
-  refuseMalformed(ex.req);
   if (ex.policy.requestLimit) {
     const wait = ex.app.limits.requests.take(senderOf(ex.clientAddress), ex.app.now());
     if (wait > 0) throw refuse('tooManyRequests', wait);
+  }
+  const malformed = malformedHttp(ex.req);
+  if (malformed !== null) {
+    // Malformed HTTP is answered as HTTP, with the error body, whichever door the path belongs to.
+    ex.policy = { ...ex.policy, refusalReply: undefined };
+    throw malformed;
   }
   // The path is not echoed: it may hold a credential.
   if (match.kind === 'not-found') throw refuse('noRoute', ex.method);
@@ -188,16 +193,16 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
 }
 
 /** A missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other than 100-continue. */
-function refuseMalformed(req: IncomingMessage): void {
+function malformedHttp(req: IncomingMessage): Refusal | null {
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = (req.rawHeaders[i] as string).toLowerCase();
     if (name === 'host') hosts++;
     else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
-      throw refuse('expectationFailed');
+      return refuse('expectationFailed');
     }
   }
-  if (hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0')) throw refuse('hostHeader');
+  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('hostHeader') : null;
 }
 
 /**

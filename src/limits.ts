@@ -73,6 +73,8 @@ export interface PollRequest {
   readonly news: string | null;
 }
 
+const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, news: null };
+
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
@@ -83,12 +85,12 @@ export interface PollRequest {
  * that ends because the owner wrote restarts the clock. With no gap (an interval of 5 s or less,
  * or 0: not enforced) no poll is ever refused.
  */
-const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, news: null };
-
 export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const polls = new Map<string, PollEntry>();
-  const idle = (entry: PollEntry, now: number) => entry.waitEndsAt === 0 && now >= entry.nextAt;
+  // An entry that remembers news it told is kept one gap longer, so that asking again for it stays a plain poll.
+  const idle = (entry: PollEntry, now: number) =>
+    entry.waitEndsAt === 0 && now >= entry.nextAt + (entry.news === null ? 0 : gapMs);
   return {
     /** The gap in seconds (the interval less its grace). */
     gapSeconds: gapMs / 1000,

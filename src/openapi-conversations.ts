@@ -46,8 +46,8 @@ export const CONVERSATION_PATHS = {
       ok: {
         '200': {
           description:
-            'Messages with seq > after, ascending: at most limit, and at most 256 KiB of message text (a page of ' +
-            'long messages stops early with has_more true; read on from next_after).',
+            `Messages with seq > after, ascending: at most limit, and at most ${LIMITS.pageTextBytes / 1024} KiB of ` +
+            'message text (a page of long messages stops early with has_more true; read on from next_after).',
           content: json(ref('History')),
         },
       },
@@ -94,7 +94,8 @@ export const CONVERSATION_PATHS = {
         'Poll at most once per poll_after_seconds; sooner gets 429 with Retry-After. A poll that asks to wait ' +
         'S seconds uses S seconds of that interval (also when answered at once because the owner already ' +
         'wrote), so a client that chains waits of the longest length never gets 429; a wait that ends because ' +
-        'the owner wrote lets the next poll in at once. One waiting poll per conversation.',
+        'the owner wrote lets the next poll in at once; a wait answered at once with news the previous poll ' +
+        'already brought counts as a plain poll. One waiting poll per conversation while polls are limited.',
       ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
     }),
   },

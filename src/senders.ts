@@ -10,7 +10,12 @@ export function senderOf(address: string): string {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
   if (mapped) return mapped[1] as string;
   if (!isIPv6(address)) return address; // IPv4, or what a proxy sent, as it is
-  return `${groupsOf(address).slice(0, 4).join(':')}::/64`;
+  const groups = groupsOf(address);
+  if (groups.slice(0, 5).every((group) => group === '0') && groups[5] === 'ffff') {
+    const [high, low] = [parseInt(groups[6] as string, 16), parseInt(groups[7] as string, 16)];
+    return [high >> 8, high & 255, low >> 8, low & 255].join('.'); // mapped, written in hex
+  }
+  return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address in hex, `::` expanded and an IPv4 tail as two groups. */

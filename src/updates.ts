@@ -29,8 +29,9 @@ export function pollUpdates(
   const intervalSeconds = app.config.pollIntervalSeconds;
   // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
   // A wait answered at once with news counts as the wait it asked for (chained waits meet no
-  // 429), unless the previous poll had already brought that news (poll clock, limits.ts).
-  const news = waitSeconds > 0 ? newsOf(conversation, after) : null;
+  // 429), unless the previous poll had already brought that news (poll clock, limits.ts); every
+  // poll records the news it brings.
+  const news = newsOf(conversation, after);
   const holds = waitSeconds > 0 && news === null && app.waits.hasRoom();
   const request = { waitSeconds, held: holds, news };
   const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, request };

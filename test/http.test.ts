@@ -185,11 +185,18 @@ test('a missing or repeated Host and an unknown Expect get the error body, and a
   );
   assert.match(expect, /^HTTP\/1\.1 417 /);
   assert.match(expect, /"message":"Only Expect: 100-continue is understood/);
+  const door = await rawRequest(
+    service.url,
+    'POST /a2a HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+  );
+  const restBody = /^HTTP\/1\.1 417 [^]*\{"error":\{"code":417,"message":"Only Expect/;
+  assert.match(door, restBody, 'a door answers it as HTTP too');
   assert.deepEqual(
     service.logs.filter((entry) => entry.refusal !== undefined).map((entry) => [entry.status, entry.refusal]),
     [
       [400, 'hostHeader'],
       [400, 'hostHeader'],
+      [417, 'expectationFailed'],
       [417, 'expectationFailed'],
     ],
   );

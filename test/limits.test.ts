@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ownerReply } from '../src/conversations.ts';
-import { createRequestLimiter } from '../src/limits.ts';
+import { createPollClock, createRequestLimiter } from '../src/limits.ts';
+import { senderOf } from '../src/senders.ts';
 import { assertRefused, fakeClock, newKey, openConversation, request, startTestService } from './helpers.ts';
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
@@ -143,4 +144,23 @@ test('an IPv6 client counts as its /64 for every per-address limit, an IPv4-mapp
   assert.equal((await open('::ffff:203.0.113.9')).status, 201);
   assertRefused(await open('203.0.113.9'), 429, /opened per hour/, 'the mapped form counted as the IPv4 address');
   assert.equal(service.logs.at(-1)?.client, '203.0.113.9', 'the log keeps the address itself');
+});
+
+test('the poll clock remembers news it told, through a plain poll and a sweep: asked again, a plain poll', () => {
+  const clock = createPollClock(60); // a gap of 55 s
+  const news = '2 answered';
+  const wait = { waitSeconds: 55, held: false, news }; // answered at once: the owner already wrote
+  const plain = { waitSeconds: 0, held: false, news };
+  assert.equal(clock.take('c', 0, wait), 0, 'new news: counted as the wait it asked for');
+  assert.equal(clock.take('c', 0, plain), 0, 'a plain poll right after is let in, and remembers the news');
+  assert.equal(clock.take('c', 1_000, wait), 54, 'asked again for the same news: the gap runs');
+  clock.sweep(56_000);
+  assert.equal(clock.take('c', 56_000, wait), 0, 'after the gap, accepted: counted as a plain poll');
+  assert.ok(clock.take('c', 56_000, plain) > 0, 'so the next one waits the gap');
+});
+
+test('an IPv4 address mapped into IPv6, written in hex, counts as the IPv4 address', () => {
+  assert.equal(senderOf('::ffff:0102:0304'), '1.2.3.4');
+  assert.equal(senderOf('::FFFF:10.0.0.1'), '10.0.0.1');
+  assert.equal(senderOf('2001:0db8:0001:0002:0:0:0:9'), '2001:db8:1:2::/64');
 });

@@ -219,12 +219,20 @@ test('when no host answers at all, the machine is taken to be offline and nothin
     const shown = await listed(service, slug);
     assert.deepEqual([shown.check_status, shown.checked_at], ['unchecked', ''], slug);
   }
+  // One host that does not answer is that listing's failure, not an offline machine.
+  const alone = await runOwner(service.dbPath, ['listings', 'check', 'first-down'], { env: ALLOWED });
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.equal((await listed(service, 'first-down')).check_status, 'failed');
 });
 
 test("an import keeps what the last check recorded, and refuses check fields that contradict each other", async (t) => {
   const good = await site(t, (_path, res) => res.writeHead(200).end('ok'));
   const service = await startTestService(t, { env: ALLOWED });
-  const before = listing('kept-check', { url: `${good.base}/`, docs_url: `${good.base}/docs` });
+  const before = listing('kept-check', {
+    url: `${good.base}/`,
+    docs_url: `${good.base}/docs`,
+    example_request: `GET ${good.base}/example`,
+  });
   upsertListingsAsOwner(service.dbPath, [before]);
   assert.equal((await runOwner(service.dbPath, ['listings', 'check', 'kept-check'], { env: ALLOWED })).code, 0);
   const edited = JSON.stringify([{ ...before, description: 'Edited in a file exported before the check.' }]);
@@ -233,6 +241,7 @@ test("an import keeps what the last check recorded, and refuses check fields tha
   const shown = await listed(service, 'kept-check');
   assert.equal(shown.description, 'Edited in a file exported before the check.');
   assert.deepEqual([shown.check_status, shown.checked_at.length], ['passed', 10], 'the check stays recorded');
+  assert.deepEqual([shown.tested_by, shown.last_tested_at], ['read_tested', shown.checked_at], 'and its read test');
   const contradicting = JSON.stringify([{ ...before, check_status: 'passed', checked_at: '' }]);
   const refused = await runOwner(service.dbPath, ['listings', 'import', '-'], { input: contradicting });
   assert.equal(refused.code, 1);

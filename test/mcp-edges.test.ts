@@ -37,7 +37,8 @@ test('a 2025-11-25 client that also names its version in _meta is served as 2025
   const mixed = await rpc(service, { ...call('tools/list'), params: { _meta: { [VERSION_KEY]: '2025-11-25' } } }, {
     headers: { 'mcp-protocol-version': '2025-06-18' },
   });
-  assert.equal(mixed.body.error.code, -32022, 'a version that contradicts the header is still refused');
+  assert.equal(mixed.body.error.code, -32020, 'a version that contradicts the header is a mismatch');
+  assert.doesNotMatch(mixed.body.error.message, /Unsupported/);
 });
 
 test('integer arguments are JSON numbers: a number sent as a string is a tool error naming it', async (t) => {

@@ -4,7 +4,7 @@
 // the catalogue and is only named as A2A names it (errors.ts).
 
 import type { App } from '../app.ts';
-import { checkUpdates } from '../conversations.ts';
+import { checkUpdates, newsOf } from '../conversations.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../events.ts';
 import type { RestContext } from '../http.ts';
 import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../outbound.ts';
@@ -231,6 +231,8 @@ function poll(app: App, conversation: Conversation): void {
     clock: app.limits.polls,
     at: app.now(),
     intervalSeconds: app.config.pollIntervalSeconds,
+    // A task shows the whole conversation: the news it brings is all there is.
+    request: { waitSeconds: 0, held: false, news: newsOf(conversation, 0) },
   };
   checkUpdates(conversation, conversation.latest_owner_seq, clock);
 }

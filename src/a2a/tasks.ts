@@ -45,7 +45,8 @@ export function stringMember(object: Json, name: string): string | undefined {
 export function integerMember(object: Json, name: string, min: number, max: number): number | undefined {
   const raw = member(object, name);
   if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' && /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw; // 15 digits: exact
+  // Up to 16 digits are read as a number; the range check below refuses what is past MAX_SAFE_INTEGER.
+  const value = typeof raw === 'string' && /^-?\d{1,16}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(`\`${name}\` must be a whole number from ${min} to ${max}.`);
   }

@@ -77,8 +77,12 @@ function isModern(req: IncomingMessage, request: RpcRequest): boolean {
       );
     throw unsupported(sentVersion);
   }
-  // A handshake revision's client may name its version in _meta too: it is served as that revision.
-  if (typeof version === 'string' && HANDSHAKE_VERSIONS.includes(version) && sentVersion === version) return false;
+  // A handshake revision's client may name its version in _meta too: it is served as that revision,
+  // when its header says the same.
+  if (typeof version === 'string' && HANDSHAKE_VERSIONS.includes(version)) {
+    if (sentVersion === version) return false;
+    throw mismatch('MCP-Protocol-Version', sentVersion, version);
+  }
   if (version !== MODERN) throw unsupported(version);
   if (sentVersion !== version) throw mismatch('MCP-Protocol-Version', sentVersion, version);
   if (header('mcp-method') !== request.method) throw mismatch('Mcp-Method', header('mcp-method'), request.method);

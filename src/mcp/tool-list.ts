@@ -241,8 +241,8 @@ function readingTools(poll: number) {
       description:
         "Read your conversation's messages in order: those with a seq greater than `after` (0 for all), at most " +
         `\`limit\` (1 to ${LIMITS.historyLimitMax}, default ${LIMITS.historyLimitDefault}), each with seq, author ` +
-        '(client or owner), message and created_at, and at most 256 KiB of message text in all. has_more says ' +
-        'whether more follow after next_after.',
+        `(client or owner), message and created_at, and at most ${LIMITS.pageTextBytes / 1024} KiB of message text ` +
+        'in all. has_more says whether more follow after next_after.',
       inputSchema: input(
         {
           ...CREDENTIAL,

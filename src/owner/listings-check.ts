@@ -47,13 +47,15 @@ export async function listingsCheck(
 }
 
 /**
- * When not one read got an HTTP answer, this machine is taken to be offline (its DNS or its
- * uplink down), not every listing broken: nothing is recorded, so that one bad run of the
- * weekly timer does not publish every listing as failed.
+ * When not one read got an HTTP answer from two or more hosts, this machine is taken to be
+ * offline (its DNS or its uplink down), not every listing broken: nothing is recorded, so that
+ * one bad run of the weekly timer does not publish every listing as failed. One host that does
+ * not answer is a listing's failure, and recorded.
  */
 function refuseIfOffline(checks: readonly ListingCheck[]): void {
   const reads = checks.flatMap((check) => check.reads);
-  if (reads.length === 0 || reads.some((read) => read.answered)) return;
+  const hosts = new Set(reads.map((read) => URL.parse(read.target)?.host));
+  if (hosts.size < 2 || reads.some((read) => read.answered)) return;
   const first = shown(`${reads[0]?.target}: ${reads[0]?.outcome}`);
   throw new OwnerError(`no host answered, so nothing was recorded; is this machine offline? (${first})`);
 }

@@ -97,12 +97,18 @@ async function importListings(store: Store, file: string): Promise<void> {
 // What `listings check` records: a file exported before a check must not undo it on import.
 const CHECK_FIELDS = ['check_status', 'checked_at', 'check_note'] as const;
 
-/** An imported listing with the check fields of the stored one, when there is one. */
+/**
+ * An imported listing with the check fields of the stored one, when there is one, and its
+ * read test when the check recorded one later than the file's.
+ */
 function withStoredCheck(listing: Listing, storedText: string | undefined): Listing {
   if (storedText === undefined) return listing;
   const stored = JSON.parse(storedText) as Listing;
   const merged: Listing = { ...listing };
-  for (const field of CHECK_FIELDS) {
+  const fields: string[] = [...CHECK_FIELDS];
+  const tested = String(stored.last_tested_at ?? '') > String(listing.last_tested_at ?? '');
+  if (stored.tested_by === 'read_tested' && tested) fields.push('tested_by', 'last_tested_at');
+  for (const field of fields) {
     if (stored[field] === undefined) delete merged[field];
     else merged[field] = stored[field];
   }
