@@ -11,6 +11,7 @@ import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins
 import { asRefusal, errorBody, refuse, type Headers, type Refusal } from './refusals.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
 import { senderOf } from './senders.ts';
+import { malformedHttp } from './server.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
 export interface RestContext {
@@ -190,19 +191,6 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
       return gone.signal;
     },
   });
-}
-
-/** A missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other than 100-continue. */
-function malformedHttp(req: IncomingMessage): Refusal | null {
-  let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = (req.rawHeaders[i] as string).toLowerCase();
-    if (name === 'host') hosts++;
-    else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
-      return refuse('expectationFailed');
-    }
-  }
-  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('hostHeader') : null;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   SLUG_PATTERN,
   STATUSES,
   URL_FIELDS,
-} from './listings.ts';
+} from './listing-fields.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: object) => ({ 'application/json': { schema } });

@@ -6,7 +6,7 @@
 import type { RunningConfig } from './app.ts';
 import { KEY_PATTERN, LIMITS } from './contract.ts';
 import { limitSentences } from './limits-text.ts';
-import { KINDS } from './listings.ts';
+import { KINDS } from './listing-fields.ts';
 import { CONVERSATION_PATHS, WEBHOOK_EVENTS } from './openapi-conversations.ts';
 import { cached, errors, EVERY_ERROR, html, list, listQuery, operation, slug } from './openapi-operations.ts';
 import { json, ref, SCHEMAS, STRING } from './openapi-schemas.ts';

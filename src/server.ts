@@ -81,3 +81,20 @@ function answerRaw(socket: Socket, refusal: Refusal): void {
   const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(`HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`);
 }
+
+/**
+ * What Node lets through for the service to refuse with its error body (http.ts asks, after the
+ * request limit): a missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other
+ * than 100-continue.
+ */
+export function malformedHttp(req: IncomingMessage): Refusal | null {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    if (name === 'host') hosts++;
+    else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
+      return refuse('expectationFailed');
+    }
+  }
+  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('hostHeader') : null;
+}

@@ -11,12 +11,10 @@ import {
   DETAILS_MAX_MEMBERS,
   FIELD_MAX_CHARS,
   FIELD_NOTES_MAX,
-  ListingsError,
   NOTE_MEMBER_MAX_CHARS,
-  parseListings,
-  type Listing,
   URL_FIELDS,
-} from '../src/listings.ts';
+} from '../src/listing-fields.ts';
+import { ListingsError, parseListings, type Listing } from '../src/listings.ts';
 import { Store } from '../src/store.ts';
 import { FIXTURE_LISTINGS, request, ROOT, startTestService } from './helpers.ts';
 import { seededRandom } from './random.ts';

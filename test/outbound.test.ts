@@ -6,10 +6,10 @@ import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { isPublicAddress } from '../src/addresses.ts';
 import {
   checkOutboundUrl,
   checkResolvesPublic,
-  isPublicAddress,
   OutboundRefusal,
   type OutboundPolicy,
   sendOutbound,

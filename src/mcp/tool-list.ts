@@ -5,7 +5,7 @@
 import type { RunningConfig } from '../app.ts';
 import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, LIMITS, METADATA_KEYS } from '../contract.ts';
 import { limitSentences } from '../limits-text.ts';
-import { KINDS } from '../listings.ts';
+import { KINDS } from '../listing-fields.ts';
 import { SCHEMAS } from '../openapi-schemas.ts';
 import type { Quotas } from '../quotas.ts';
 import { maxWaitSeconds } from '../updates.ts';
