@@ -57,7 +57,7 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
       req.removeAllListeners('data'); // the rest is not read; the answer closes the connection
       reject(refuse('bodyTooLarge', maxBytes));
     });
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
     // Node reports a vanished client as 'error' (aborted) and then 'close'.
     req.on('error', () => reject(new ClientGoneError()));
     req.on('close', () => {

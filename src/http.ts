@@ -251,9 +251,13 @@ function respond(ex: Exchange, status: number, body: string | Buffer, headers: H
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   const cors = ex.policy.cors === 'any' ? ANY_ORIGIN : corsForAllowedOrigin(ex.app.config, ex.policy.cors, ex.req);
   const head: Headers = { ...cors, 'x-content-type-options': 'nosniff', 'x-request-id': ex.requestId };
-  if (length > 0) Object.assign(head, { 'content-type': contentType, 'content-length': String(length) });
-  const policyHeaders: Headers = ex.policy.cache === 'private' ? { 'cache-control': 'no-store' } : {};
-  ex.res.writeHead(status, { ...head, ...headers, ...policyHeaders }).end(body);
+  if (length > 0) {
+    head['content-type'] = contentType;
+    head['content-length'] = String(length);
+  }
+  Object.assign(head, headers);
+  if (ex.policy.cache === 'private') head['cache-control'] = 'no-store'; // the policy has the last word
+  ex.res.writeHead(status, head).end(body);
   log(ex, status, ex.notes);
 }
 

@@ -9,8 +9,9 @@ const MAPPED_IPV4 = 0xffffn; // ::ffff:a.b.c.d, the top 96 bits of an IPv4-mappe
 
 /** The sender an address counts as: an IPv4 address itself, an IPv6 address its /64. */
 export function senderOf(address: string): string {
+  if (!address.includes(':')) return address; // IPv4, or what a proxy sent: no IPv6 address lacks a colon
   const ipv6 = parseIPv6(address);
-  if (ipv6 === null) return address; // IPv4, or what a proxy sent, as it is
+  if (ipv6 === null) return address; // not an address: what a proxy sent, as it is
   if (ipv6 >> 32n === MAPPED_IPV4) {
     return [24n, 16n, 8n, 0n].map((shift) => String((ipv6 >> shift) & 0xffn)).join('.');
   }

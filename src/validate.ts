@@ -53,6 +53,7 @@ export function parseQuery(raw: string): Map<string, string> {
 }
 
 function decodeQueryPart(part: string): string {
+  if (!part.includes('%') && !part.includes('+')) return part; // nothing to decode
   try {
     return decodeURIComponent(part.replace(/\+/g, ' '));
   } catch {

@@ -19,9 +19,20 @@ type Json = Record<string, unknown>;
 
 /** A member by its camelCase name or its snake_case one; "" is absent. */
 export function member(object: Json, name: string): unknown {
-  const snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-  const value = object[name] ?? object[snake];
+  const value = object[name] ?? object[snakeCase(name)];
   return value === '' ? undefined : value;
+}
+
+// Member names are literals of this code, never a client's text: the map holds a few dozen.
+const SNAKE_NAMES = new Map<string, string>();
+
+function snakeCase(name: string): string {
+  let snake = SNAKE_NAMES.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    SNAKE_NAMES.set(name, snake);
+  }
+  return snake;
 }
 
 const invalid = (message: string) => new A2aError('invalidParams', message);
