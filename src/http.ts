@@ -215,7 +215,8 @@ function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply
 
 function decodeParams(rawParams: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(rawParams)) {
+  for (const name in rawParams) {
+    const raw = rawParams[name] as string;
     if (!raw.includes('%')) {
       params[name] = raw; // nothing to decode
       continue;
@@ -277,7 +278,8 @@ function log(ex: Exchange, status: number | null, extra: LogFields): void {
 /** Splits a request target into its raw path and raw query (an absolute-form target too). */
 function splitTarget(target: string): { path: string; rawQuery: string } {
   const relative = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
-  const withoutHash = relative.split('#')[0] as string;
+  const hash = relative.indexOf('#');
+  const withoutHash = hash === -1 ? relative : relative.slice(0, hash);
   const mark = withoutHash.indexOf('?');
   if (mark === -1) return { path: withoutHash, rawQuery: '' };
   return { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };

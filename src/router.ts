@@ -54,7 +54,8 @@ export function createRouter<H, P>(routes: readonly Route<H, P>[]) {
         const handler = compiled.handlers.get(method === 'HEAD' ? 'GET' : method);
         if (!handler) return { kind: 'method-not-allowed', pattern, policy, allow: allowHeader(compiled) };
         const rawParams: Record<string, string> = {};
-        compiled.paramNames.forEach((name, i) => (rawParams[name] = found[i + 1] as string));
+        const { paramNames } = compiled;
+        for (let i = 0; i < paramNames.length; i++) rawParams[paramNames[i]!] = found[i + 1]!;
         return { kind: 'found', handler, pattern, policy, rawParams };
       }
       return { kind: 'not-found' };
