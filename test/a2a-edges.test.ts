@@ -159,3 +159,27 @@ test('refusals name A2A fields: the text part, the messageId, accessToken, and a
   assert.match(unknown.body.error.message, /^Task not found/);
   assert.doesNotMatch(unknown.body.error.message, /another conversation/, 'nothing said of other tasks');
 });
+
+test('snake_case members are read as their camelCase names, in every call and again after the first', async (t) => {
+  const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
+  const { id, token } = await openOverA2a(service);
+  for (let call = 0; call < 2; call++) {
+    const task = (await rpc(service, 'GetTask', { id, history_length: 0 }, bearer(token))).body.result;
+    assert.deepEqual(task.history, [], `history_length: 0 shows no history (call ${call + 1})`);
+  }
+  const sent = await rpc(
+    service,
+    'SendMessage',
+    { message: { message_id: `k-${randomUUID()}`, task_id: id, role: 'ROLE_USER', parts: [{ text: 'snake' }] } },
+    bearer(token),
+  );
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const history = (await rpc(service, 'GetTask', { id }, bearer(token))).body.result.history;
+  assert.deepEqual(
+    history.map((entry: { parts: { text: string }[] }) => entry.parts[0]!.text),
+    ['Hello.', 'snake'],
+    'the follow-up named its task by task_id and its key by message_id',
+  );
+  const tenant = await rpc(service, 'GetTask', { id, tenant: 'x' }, bearer(token));
+  assert.match(tenant.body.error.message, /tenant/, 'a member without capitals is read by its one name');
+});
