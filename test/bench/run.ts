@@ -21,11 +21,12 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
   },
 });
-const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 10));
+const SECONDS = Number(options.seconds ?? (options.smoke ? 1 : 12));
 // Each comparison alternates the two servers over several short rounds (A B, B A, ...) and
 // takes the median of the rounds' ratios: a slow spell of a shared machine then falls on
-// both sides, and a single unlucky round does not decide the figure.
-const ROUNDS = Math.max(1, Math.min(5, Math.floor(SECONDS / 2)));
+// both sides, and a single unlucky round does not decide the figure. Six rounds give each of
+// the three processes of a server two (PROCESSES, below).
+const ROUNDS = Math.max(1, Math.min(6, Math.floor(SECONDS / 2)));
 const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 // Unmeasured load on each server before its first round: a server that just started is
 // still compiling its hot paths, which is start-up, measured on its own, not throughput.

@@ -50,6 +50,12 @@ function freePort(): Promise<number> {
   });
 }
 
+// Every server still running when the benchmark exits, on an error too: none is left pinned to core 0.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Starts a server on core 0 and measures the time to its first 200 from /health (or /). */
 export async function startServer(script: string, env: Record<string, string>, readyPath: string): Promise<Server> {
   const port = await freePort();
@@ -60,6 +66,8 @@ export async function startServer(script: string, env: Record<string, string>, r
     env: { ...process.env, ...launch.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     try {
@@ -84,6 +92,7 @@ export async function startServer(script: string, env: Record<string, string>, r
     },
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(); // it has already gone
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
