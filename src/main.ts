@@ -11,9 +11,9 @@ try {
   );
   process.exit(1);
 }
-const { ConfigError, loadConfig } = await import('./config.ts');
-const { ListingsError } = await import('./listings.ts');
-const { startService } = await import('./service.ts');
+const { ConfigError, loadConfig } = await import('./base/config.ts');
+const { ListingsError } = await import('./directory/listings.ts');
+const { startService } = await import('./service/service.ts');
 
 const SHUTDOWN_GRACE_MS = 10_000; // requests in flight get this long to finish
 

@@ -4,15 +4,15 @@
 
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.ts';
-import { ListingsError } from './listings.ts';
+import { loadConfig } from './base/config.ts';
+import { ListingsError } from './directory/listings.ts';
 import { conversationCommands } from './owner/conversations.ts';
 import { maintenanceCommands } from './owner/maintenance.ts';
 import { restoreCommands } from './owner/restore.ts';
 import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/shared.ts';
-import { Refusal } from './refusals.ts';
-import { Store } from './store.ts';
-import { shown } from './terminal.ts';
+import { Refusal } from './refusals/refusal.ts';
+import { Store } from './store/store.ts';
+import { shown } from './base/terminal.ts';
 
 const COMMANDS: Record<string, Command | FileCommand> = {
   ...conversationCommands,

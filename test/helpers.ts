@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { loadConfig } from '../src/config.ts';
-import { parseListings } from '../src/listings.ts';
-import { startService, type RunningService, type StartOptions } from '../src/service.ts';
-import type { Quotas } from '../src/quotas.ts';
-import { Store } from '../src/store.ts';
+import { loadConfig } from '../src/base/config.ts';
+import { parseListings } from '../src/directory/listings.ts';
+import { startService, type RunningService, type StartOptions } from '../src/service/service.ts';
+import type { Quotas } from '../src/rules/quotas.ts';
+import { Store } from '../src/store/store.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');

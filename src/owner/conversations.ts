@@ -1,11 +1,11 @@
 // The owner's commands on conversations: read them, answer, close, block, export, watch.
 
-import { watchOtherCommits } from '../commits.ts';
-import { close, ownerReply, reopen, setBlocked } from '../conversations.ts';
-import { Refusal } from '../refusals.ts';
-import type { Conversation, Message, Store } from '../store.ts';
-import { shown, shownBody, shownShort } from '../terminal.ts';
-import { messageText } from '../validate.ts';
+import { watchOtherCommits } from '../store/other-commits.ts';
+import { close, ownerReply, reopen, setBlocked } from '../rules/conversations.ts';
+import { Refusal } from '../refusals/refusal.ts';
+import type { Conversation, Message, Store } from '../store/store.ts';
+import { shown, shownBody, shownShort } from '../base/terminal.ts';
+import { messageText } from '../rules/validate.ts';
 import {
   agentLabel,
   agentName,

@@ -2,14 +2,14 @@
 // purging expired conversations.
 
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import type { Config } from '../config.ts';
-import { purgeExpired } from '../conversations.ts';
-import { parseListings, parseListingsText, readListingsFile, type Listing } from '../listings.ts';
-import type { Store } from '../store.ts';
-import { usageOf } from '../quotas.ts';
-import { utcDay } from '../time.ts';
-import { shown } from '../terminal.ts';
-import { listingsCheck } from './listings-check.ts';
+import type { Config } from '../base/config.ts';
+import { purgeExpired } from '../rules/conversations.ts';
+import { parseListings, parseListingsText, readListingsFile, type Listing } from '../directory/listings.ts';
+import type { Store } from '../store/store.ts';
+import { usageOf } from '../rules/quotas.ts';
+import { utcDay } from '../base/time.ts';
+import { shown } from '../base/terminal.ts';
+import { listingsCheck } from './check-listings.ts';
 import { quotasIn, ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
 
 const LISTINGS_USAGE =

@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { Config } from '../config.ts';
-import { BackupProblem, checkBackup, copyDatabase, restoreInto } from '../store-files.ts';
+import type { Config } from '../base/config.ts';
+import { BackupProblem, checkBackup, copyDatabase, restoreInto } from '../store/files.ts';
 import { ownerFile, OwnerError, type FileCommand } from './shared.ts';
 
 export const restoreCommands: Record<string, FileCommand> = {

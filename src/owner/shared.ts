@@ -2,11 +2,11 @@
 // how times and names are printed.
 
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import { quotasOf, type Quotas } from '../quotas.ts';
-import { refuse } from '../refusals.ts';
-import type { Conversation, Store } from '../store.ts';
-import { shownShort } from '../terminal.ts';
+import type { Config } from '../base/config.ts';
+import { quotasOf, type Quotas } from '../rules/quotas.ts';
+import { refuse } from '../refusals/refusal.ts';
+import type { Conversation, Store } from '../store/store.ts';
+import { shownShort } from '../base/terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';

@@ -3,7 +3,7 @@
 // the Store creates, in one transaction, because a million single commits would take hours.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Store } from '../../src/store.ts';
+import { Store } from '../../src/store/store.ts';
 
 /** Fills dbPath with `conversations` conversations of `perConversation` messages each. */
 export function seedDatabase(dbPath: string, conversations: number, perConversation: number): void {

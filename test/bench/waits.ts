@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { ownerReply } from '../../src/conversations.ts';
-import { Store } from '../../src/store.ts';
+import { ownerReply } from '../../src/rules/conversations.ts';
+import { Store } from '../../src/store/store.ts';
 
 const METRICS_TOKEN = 'bench-'.padEnd(40, 'x');
 

@@ -1,0 +1,184 @@
+// How the A2A door says no. Every rule's refusal comes from the one catalogue (catalogue.ts):
+// here it is only named as A2A names it (an A2A error, or a status of the service's own where
+// A2A has none: authentication, authorization, size and rate), worded in A2A's terms, and
+// rendered for each binding: a JSON-RPC error, or an HTTP+JSON google.rpc.Status body.
+
+import type { Reply } from '../../http/request-handler.ts';
+import type { RpcError } from '../jsonrpc.ts';
+import { asRefusal, type Reason, type Refusal, type Terms } from '../../refusals/refusal.ts';
+
+/** How a door names what a client sends: A2A's fields, where REST names headers. */
+export const A2A_TERMS: Terms = {
+  key: 'messageId',
+  credential: 'the header Authorization: Bearer <accessToken>',
+  field: 'field',
+  param: 'parameter',
+  body: 'request',
+  id: 'task id',
+  directory: 'the directory (GET /api/v1/directory)',
+  token: 'accessToken from the metadata of the task the opening returned',
+  pollField: 'metadata.pollAfterSeconds',
+};
+
+const A2A_DOMAIN = 'a2a-protocol.org';
+const OWN_DOMAIN = 'agent-contact-service';
+const TYPE = 'type.googleapis.com/google.rpc.';
+
+/**
+ * An A2A error kind: its JSON-RPC code, its HTTP+JSON status, gRPC status name and ErrorInfo
+ * reason. A JSON-RPC answer is HTTP 200 but for what A2A has no error for (401, 403, 413,
+ * 429, answered with that status), a credential in a URL (400) and an unexpected fault (500).
+ */
+interface Kind {
+  readonly rpc: number;
+  readonly http: number;
+  readonly status: string;
+  readonly reason: string;
+  readonly domain: string;
+  readonly rpcHttp: number;
+}
+const kind = (rpc: number, http: number, status: string, reason: string, domain = A2A_DOMAIN): Kind => ({
+  rpc,
+  http,
+  status,
+  reason,
+  domain,
+  rpcHttp: [401, 403, 413, 429, 500].includes(http) ? http : 200,
+});
+
+export const KINDS = {
+  taskNotFound: kind(-32001, 404, 'NOT_FOUND', 'TASK_NOT_FOUND'),
+  taskNotCancelable: kind(-32002, 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE'),
+  unsupportedOperation: kind(-32004, 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'),
+  contentTypeNotSupported: kind(-32005, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED'),
+  versionNotSupported: kind(-32009, 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED'),
+  invalidParams: kind(-32602, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'),
+  credentialInUrl: { ...kind(-32602, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'), rpcHttp: 400 },
+  parseError: kind(-32700, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'),
+  invalidRequest: kind(-32600, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS'),
+  // Not A2A errors, so not in A2A's domain: JSON-RPC's own, a path or method no route has.
+  methodNotFound: kind(-32601, 404, 'NOT_FOUND', 'METHOD_NOT_FOUND', OWN_DOMAIN),
+  notAllowed: { ...kind(-32601, 405, 'UNIMPLEMENTED', 'METHOD_NOT_FOUND', OWN_DOMAIN), rpcHttp: 405 },
+  unauthenticated: kind(401, 401, 'UNAUTHENTICATED', 'UNAUTHENTICATED', OWN_DOMAIN),
+  blocked: kind(403, 403, 'PERMISSION_DENIED', 'BLOCKED', OWN_DOMAIN),
+  foreignOrigin: kind(403, 403, 'PERMISSION_DENIED', 'FORBIDDEN_ORIGIN', OWN_DOMAIN),
+  bodyTooLarge: kind(413, 413, 'INVALID_ARGUMENT', 'BODY_TOO_LARGE', OWN_DOMAIN),
+  dailyLimit: kind(429, 429, 'RESOURCE_EXHAUSTED', 'DAILY_LIMIT', OWN_DOMAIN),
+  dailyShare: kind(429, 429, 'RESOURCE_EXHAUSTED', 'DAILY_SHARE', OWN_DOMAIN),
+  openingLimit: kind(429, 429, 'RESOURCE_EXHAUSTED', 'OPENING_LIMIT', OWN_DOMAIN),
+  pollTooSoon: kind(429, 429, 'RESOURCE_EXHAUSTED', 'POLL_TOO_SOON', OWN_DOMAIN),
+  requestLimit: kind(429, 429, 'RESOURCE_EXHAUSTED', 'REQUEST_LIMIT', OWN_DOMAIN),
+  internal: kind(-32603, 500, 'INTERNAL', 'INTERNAL', OWN_DOMAIN),
+} as const;
+export type KindName = keyof typeof KINDS;
+
+/** An A2A refusal of the door's own (a protocol rule: version, parts, ids), or one of the catalogue's, named. */
+export class A2aError {
+  readonly kind: KindName;
+  readonly message: string;
+  readonly headers: Record<string, string>;
+  /** a reused messageId: told apart in a google.rpc.BadRequest detail */
+  readonly reused: boolean;
+  constructor(kindName: KindName, message: string, headers: Record<string, string> = {}, reused = false) {
+    this.kind = kindName;
+    this.message = message;
+    this.headers = headers;
+    this.reused = reused;
+  }
+}
+
+/** Which A2A error each refusal of the catalogue is; any other is invalid params. */
+const BY_REASON: Partial<Record<Reason, KindName>> = {
+  credentialInUrl: 'credentialInUrl',
+  noCredential: 'unauthenticated',
+  unknownCredential: 'unauthenticated',
+  otherConversation: 'taskNotFound', // never reveal another conversation's task
+  badConversationId: 'taskNotFound',
+  expired: 'taskNotFound',
+  blocked: 'blocked',
+  forbiddenOrigin: 'foreignOrigin',
+  forbiddenHost: 'foreignOrigin',
+  bodyTooLarge: 'bodyTooLarge',
+  notJsonContent: 'contentTypeNotSupported',
+  notJson: 'parseError',
+  notUtf8: 'parseError',
+  conversationClosed: 'unsupportedOperation',
+  noPushConfig: 'taskNotFound',
+  noRoute: 'methodNotFound',
+  methodNotAllowed: 'notAllowed',
+  dailyMaximum: 'dailyLimit',
+  conversationShare: 'dailyShare',
+  addressShare: 'dailyShare',
+  tooManyOpenings: 'openingLimit',
+  pollTooSoon: 'pollTooSoon',
+  tooManyRequests: 'requestLimit',
+  internal: 'internal',
+  databaseBusy: 'internal',
+  databaseUnavailable: 'internal',
+};
+
+/** Any thrown value as an A2A error; the second value says whether it was expected (a refusal). */
+export function asA2aError(err: unknown): { error: A2aError; expected: boolean } {
+  if (err instanceof A2aError) return { error: err, expected: true };
+  if (isRpcError(err)) return { error: fromRpcError(err), expected: true };
+  const { refusal, expected } = asRefusal(err);
+  return { error: fromRefusal(refusal), expected };
+}
+
+function fromRefusal(refusal: Refusal): A2aError {
+  const reused = refusal.reason === 'creationKeyUsed' || refusal.reason === 'followUpKeyConflict';
+  const taskNotFound: Partial<Record<Reason, string>> = {
+    expired: 'Task not found: its credential has expired; open a new conversation to continue.',
+    // never says whether the id is another conversation's
+    otherConversation: 'Task not found: a credential opens only its own task; send that task id, or none.',
+    badConversationId: 'Task not found: a credential opens only its own task; send that task id, or none.',
+  };
+  const message = taskNotFound[refusal.reason] ?? refusal.messageIn(A2A_TERMS);
+  return new A2aError(BY_REASON[refusal.reason] ?? 'invalidParams', message, refusal.headers, reused);
+}
+
+function isRpcError(err: unknown): err is RpcError {
+  return typeof err === 'object' && err !== null && 'error' in err && 'status' in err && 'headers' in err;
+}
+
+function fromRpcError(err: RpcError): A2aError {
+  const byCode: Record<number, KindName> = {
+    [-32700]: 'parseError',
+    [-32600]: 'invalidRequest',
+    [-32601]: 'methodNotFound',
+  };
+  return new A2aError(byCode[err.error.code] ?? 'invalidParams', err.error.message);
+}
+
+/** The error's details: ErrorInfo always; BadRequest for a reused messageId; RetryInfo with Retry-After. */
+function details(error: A2aError): object[] {
+  const { reason, domain } = KINDS[error.kind];
+  const found: object[] = [{ '@type': `${TYPE}ErrorInfo`, reason, domain }];
+  if (error.reused) {
+    const violation = { field: 'message.messageId', description: error.message, reason: 'MESSAGE_ID_REUSED' };
+    found.push({ '@type': `${TYPE}BadRequest`, fieldViolations: [violation] });
+  }
+  const retry = error.headers['retry-after'];
+  if (retry !== undefined) found.push({ '@type': `${TYPE}RetryInfo`, retryDelay: `${retry}s` });
+  return found;
+}
+
+/** A JSON-RPC error answer, with the HTTP status its kind gives it. */
+export function rpcErrorReply(id: string | number | null, error: A2aError): Reply {
+  const { rpc, rpcHttp } = KINDS[error.kind];
+  const body = { jsonrpc: '2.0', id, error: { code: rpc, message: error.message, data: details(error) } };
+  return { status: rpcHttp, body, headers: passedOn(error) };
+}
+
+/** HTTP+JSON: the status, and `{"error": {"code", "status", "message", "details"}}`. */
+export function httpErrorReply(error: A2aError): Reply {
+  const { http, status } = KINDS[error.kind];
+  const body = { error: { code: http, status, message: error.message, details: details(error) } };
+  return { status: http, body, headers: passedOn(error), contentType: 'application/a2a+json' };
+}
+
+/** The headers a refusal carries that a client acts on, and `Connection: close` after a body left unread. */
+function passedOn(error: A2aError): Record<string, string> {
+  const kept = ['retry-after', 'www-authenticate', 'allow', 'connection'];
+  return Object.fromEntries(Object.entries(error.headers).filter(([name]) => kept.includes(name)));
+}

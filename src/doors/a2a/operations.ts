@@ -1,0 +1,238 @@
+// The A2A operations, the same for both bindings: each reads its params and calls the rules
+// REST and MCP call (conversations.ts through app.open and app.followUp, the poll clock,
+// the push targets of events.ts). The door decides no rule of its own: a refusal comes from
+// the catalogue and is only named as A2A names it (errors.ts).
+
+import type { App } from '../../runtime/app.ts';
+import { checkUpdates, newsOf } from '../../rules/conversations.ts';
+import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
+import type { RestContext } from '../../http/request-handler.ts';
+import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../../outbound/guard.ts';
+import { refuse } from '../../refusals/refusal.ts';
+import type { Conversation } from '../../store/store.ts';
+import type { PushTarget } from '../../store/outbox.ts';
+import { A2aError } from './errors.ts';
+import {
+  historyLengthOf,
+  inboundMessage,
+  integerMember,
+  member,
+  note,
+  objectMember,
+  openingMetadata,
+  ownTask,
+  pushConfigInput,
+  refuseTenant,
+  stringMember,
+  taskOf,
+} from './tasks.ts';
+
+type Json = Record<string, unknown>;
+
+/** One call: the request, the conversation its credential opens (null: none sent), and its params. */
+export interface A2aCall {
+  readonly ctx: RestContext;
+  readonly holder: Conversation | null;
+  readonly params: Json;
+}
+
+const unsupported = (what: string) =>
+  new A2aError(
+    'unsupportedOperation',
+    `${what} is not supported: a human answers hours later; poll the task or register a push notification config.`,
+  );
+
+/** The credential's conversation, for the operations that need one (checked after params and capability). */
+function holderOf(call: A2aCall): Conversation {
+  if (call.holder === null) throw refuse('noCredential');
+  return call.holder;
+}
+
+/** SendMessage: without a credential, an opening; with one, a follow-up in its conversation. */
+export async function sendMessage(call: A2aCall) {
+  const { ctx, params } = call;
+  const { app } = ctx;
+  refuseTenant(params);
+  const inbound = inboundMessage(params);
+  const configuration = objectMember(params, 'configuration');
+  const historyLength = historyLengthOf(configuration);
+  const push = await checkedPushConfig(app, objectMember(configuration, 'taskPushNotificationConfig'));
+  const register = push && ((id: string) => void registerPushConfig(app.store, id, push, app.now()));
+  if (call.holder === null) {
+    if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('noCredential');
+    const opening = { message: inbound.text, metadata: openingMetadata(params), key: inbound.key };
+    const opened = await app.open(opening, ctx.clientAddress, register ?? undefined);
+    return { task: openedTask(app, opened.id, opened.access_token, historyLength) };
+  }
+  const conversation = call.holder;
+  if (inbound.taskId !== undefined) ownTask(conversation, inbound.taskId);
+  if (inbound.contextId !== undefined && inbound.contextId.toLowerCase() !== conversation.id) {
+    throw new A2aError('invalidParams', "`message.contextId` must be the task's contextId (its id), or absent.");
+  }
+  const result = await app.followUp(
+    conversation,
+    { message: inbound.text, key: inbound.key },
+    ctx.clientAddress,
+    register ?? undefined,
+  );
+  const now = app.store.conversationById(conversation.id) as Conversation;
+  return { task: taskOf(app, now, historyLength, result.duplicate ? { duplicate: true } : {}) };
+}
+
+/** The opening's task: WORKING, with the credential in its metadata and in the note, this once. */
+function openedTask(app: App, id: string, token: string, historyLength: number) {
+  const conversation = app.store.conversationById(id) as Conversation;
+  const task = taskOf(app, conversation, historyLength, { accessToken: token, tokenType: 'Bearer' });
+  const text =
+    'Delivered to the owner, who answers by hand, often hours later. Keep this task id, and send ' +
+    `Authorization: Bearer ${token} with every later request: it is shown only this once, and opens this task ` +
+    `only. With the SDK's sample terminal client, restart it with --auth "Bearer ${token}".`;
+  return { ...task, status: { ...task.status, message: note(id, conversation.last_seq, text) } };
+}
+
+/** GetTask: a poll, on the conversation's one poll clock, whichever door polls. */
+export function getTask(call: A2aCall) {
+  const { app } = call.ctx;
+  refuseTenant(call.params);
+  const historyLength = historyLengthOf(call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, member(call.params, 'id'));
+  poll(app, conversation);
+  return taskOf(app, conversation, historyLength);
+}
+
+/** A2A's task states (a2a.proto's TaskState); this service uses three of them. */
+const TASK_STATES = [
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_AUTH_REQUIRED',
+];
+
+/** ListTasks: the credential's one task, if it passes the filters; a poll too. */
+export function listTasks(call: A2aCall) {
+  const { app } = call.ctx;
+  const { params } = call;
+  refuseTenant(params);
+  if (member(params, 'pageToken') !== undefined)
+    throw new A2aError('invalidParams', '`pageToken` must be empty: there is one page.');
+  const pageSize = integerMember(params, 'pageSize', 1, 100) ?? 50;
+  const historyLength = historyLengthOf(params);
+  const status = stringMember(params, 'status');
+  const ignored = [undefined, 'UNRECOGNIZED', 'TASK_STATE_UNSPECIFIED'];
+  if (!ignored.includes(status) && !TASK_STATES.includes(status as string)) {
+    throw new A2aError('invalidParams', `\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
+  }
+  const after = stringMember(params, 'statusTimestampAfter');
+  if (after !== undefined && Number.isNaN(Date.parse(after))) {
+    throw new A2aError('invalidParams', '`statusTimestampAfter` must be an ISO 8601 time.');
+  }
+  const conversation = holderOf(call);
+  poll(app, conversation);
+  const task = taskOf(app, conversation, historyLength);
+  const contextId = stringMember(params, 'contextId');
+  const passes =
+    (contextId === undefined || contextId.toLowerCase() === conversation.id) &&
+    (ignored.includes(status) || status === task.status.state) &&
+    (after === undefined || Date.parse(task.status.timestamp) >= Date.parse(after));
+  return { tasks: passes ? [task] : [], nextPageToken: '', pageSize, totalSize: passes ? 1 : 0 };
+}
+
+/** CancelTask: only the owner ends a conversation. */
+export function cancelTask(call: A2aCall) {
+  refuseTenant(call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, member(call.params, 'id'));
+  throw new A2aError('taskNotCancelable', 'Only the owner ends this conversation; it cannot be canceled.');
+}
+
+// Params before capability: a bad tenant is refused before the operation is found unsupported.
+export function unsupportedStream(call: A2aCall): never {
+  refuseTenant(call.params);
+  throw unsupported('Streaming');
+}
+export function unsupportedExtendedCard(call: A2aCall): never {
+  refuseTenant(call.params);
+  throw new A2aError('unsupportedOperation', 'This agent has no extended agent card.');
+}
+
+/** Create: the config's url checked against the outbound rules; at most 5 per task. */
+export async function createPushConfig(call: A2aCall) {
+  const { app } = call.ctx;
+  refuseTenant(call.params);
+  const input = await checkedPushConfig(app, call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, input?.taskId ?? member(call.params, 'taskId'));
+  const target = await app.write(() => registerPushConfig(app.store, conversation.id, input!, app.now()));
+  return shownConfig({ ...target, last_attempt_at: null, last_outcome: null, failures: 0 });
+}
+
+export function getPushConfig(call: A2aCall) {
+  refuseTenant(call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, member(call.params, 'taskId'));
+  return shownConfig(pushConfigOf(call.ctx.app.store, conversation.id, configId(call.params)));
+}
+
+export function listPushConfigs(call: A2aCall) {
+  refuseTenant(call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, member(call.params, 'taskId'));
+  return { configs: pushConfigsOf(call.ctx.app.store, conversation.id).map(shownConfig), nextPageToken: '' };
+}
+
+export async function deletePushConfig(call: A2aCall) {
+  const { app } = call.ctx;
+  refuseTenant(call.params);
+  const conversation = holderOf(call);
+  ownTask(conversation, member(call.params, 'taskId'));
+  await app.write(() => removePushConfig(app.store, conversation.id, configId(call.params)));
+  return {};
+}
+
+function configId(params: Json): string {
+  const id = stringMember(params, 'id');
+  if (id === undefined) throw new A2aError('invalidParams', '`id` (the push notification config id) is required.');
+  return id;
+}
+
+/** A config as it is shown again: never its token or credentials, only the scheme. */
+function shownConfig(target: PushTarget) {
+  return {
+    id: target.config_id,
+    taskId: target.conversation_id,
+    url: target.url,
+    ...(target.auth_scheme !== null && { authentication: { scheme: target.auth_scheme } }),
+  };
+}
+
+/** A push config whose URL passes the outbound rules (https, public addresses), or null when none was given. */
+async function checkedPushConfig(app: App, config: Json) {
+  if (Object.keys(config).length === 0) return null;
+  const input = pushConfigInput(config);
+  try {
+    const url = checkOutboundUrl(input.url, app.outboundPolicy);
+    await checkResolvesPublic(url, app.outboundPolicy);
+    return { ...input, url: url.href };
+  } catch (err) {
+    if (err instanceof OutboundRefusal)
+      throw new A2aError('invalidParams', `The push notification url cannot be used: ${err.message}.`);
+    throw err;
+  }
+}
+
+/** A poll on the conversation's one clock: REST updates, MCP check_updates and A2A share it. */
+function poll(app: App, conversation: Conversation): void {
+  const clock = {
+    clock: app.limits.polls,
+    at: app.now(),
+    intervalSeconds: app.config.pollIntervalSeconds,
+    // A task shows the whole conversation: the news it brings is all there is.
+    request: { waitSeconds: 0, held: false, news: newsOf(conversation, 0) },
+  };
+  checkUpdates(conversation, conversation.latest_owner_seq, clock);
+}

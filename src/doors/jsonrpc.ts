@@ -1,0 +1,83 @@
+// JSON-RPC 2.0 framing, shared by the two protocol doors (/mcp and /a2a): one request per
+// body, read under the door's size limit; a notification or a response is acknowledged
+// without an answer; every refusal is a JSON-RPC error with the HTTP status the door gives
+// it. Values a client sent are echoed only through `shown`, which never recurses into them.
+
+import type { RestContext } from '../http/request-handler.ts';
+import { Refusal } from '../refusals/refusal.ts';
+
+export type RpcId = string | number;
+
+/** A request: its id, method and params (an object; absent params are `{}`). */
+export interface RpcRequest {
+  readonly id: RpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+/** A JSON-RPC error, with the HTTP status the transport gives it. */
+export class RpcError {
+  readonly error: { code: number; message: string; data?: unknown };
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(code: number, message: string, status = 200, data?: unknown, headers: Record<string, string> = {}) {
+    this.error = { code, message, ...(data !== undefined && { data }) };
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+export const invalidRequest = (message: string) => new RpcError(-32600, `Invalid request: ${message}.`, 400);
+
+/**
+ * A value a client sent, as it may appear in an error message: a string quoted and cut to
+ * `max` characters, anything else by its kind. Never String() or JSON.stringify() of the
+ * value itself: a 40,000-deep array would overflow the stack.
+ */
+export function shown(value: unknown, max = 60): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, max));
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return value === undefined ? 'nothing' : `a ${typeof value}`;
+}
+
+/** The request in the body, or null for a notification or a response; -32700 and -32600 otherwise. */
+export async function readRpcRequest(
+  ctx: RestContext,
+  maxBytes: number,
+  mediaTypes: readonly string[] = ['application/json'],
+): Promise<RpcRequest | null> {
+  let body: unknown;
+  try {
+    body = await ctx.readJson(maxBytes, { mediaTypes });
+  } catch (err) {
+    if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8')) {
+      throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
+    }
+    throw err;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest('send one JSON-RPC 2.0 message as a JSON object; batches are not accepted');
+  }
+  const message = body as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0') throw invalidRequest('"jsonrpc" must be "2.0"');
+  if (!('method' in message) && ('result' in message || 'error' in message)) return null;
+  if (typeof message.method !== 'string') throw invalidRequest('"method" must be a string');
+  const params = message.params ?? {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw invalidRequest('"params" must be an object');
+  }
+  if (!('id' in message)) return null;
+  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) {
+    throw invalidRequest('"id" must be a string or an integer');
+  }
+  return { id: message.id as RpcId, method: message.method, params: params as Record<string, unknown> };
+}
+
+/** A JSON-RPC answer: a result, or an error. */
+export function rpcResult(id: RpcId | null, result: unknown) {
+  return { jsonrpc: '2.0', id, result };
+}
+export function rpcError(id: RpcId | null, error: RpcError['error']) {
+  return { jsonrpc: '2.0', id, error };
+}

@@ -1,0 +1,264 @@
+// What the MCP tools say of themselves: names, titles, descriptions written for a language
+// model (with the limits as the server enforces them), input schemas from the contract's
+// constants, output schemas from the OpenAPI document's, and annotations.
+
+import type { RunningConfig } from '../../runtime/app.ts';
+import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, LIMITS, METADATA_KEYS } from '../../base/contract.ts';
+import { limitSentences } from '../../guide/limit-sentences.ts';
+import { KINDS } from '../../directory/listing-fields.ts';
+import { SCHEMAS } from '../../openapi/schemas.ts';
+import type { Quotas } from '../../rules/quotas.ts';
+import { maxWaitSeconds } from '../../runtime/polls.ts';
+
+export const TOOL_NAMES = [
+  'search_directory',
+  'get_listing',
+  'open_conversation',
+  'send_message',
+  'check_updates',
+  'read_messages',
+  'get_conversation',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** What initialize and server/discover tell a model, in a few lines. */
+export function instructions(config: RunningConfig): string {
+  const poll = config.pollIntervalSeconds;
+  return (
+    'A directory of communities and tools for AI agents, and a private line to the one human who runs this ' +
+    'service. Search the directory freely with search_directory and get_listing; they need no credential. ' +
+    'To reach the owner, call open_conversation once with a new idempotency_key (a random UUID) and store the ' +
+    'returned id and access_token at once, somewhere that outlives this session: the token is shown only then. ' +
+    'Pass them as conversation_id and access_token to send_message (a new idempotency_key per message), ' +
+    `check_updates (at most once every ${poll} seconds; its wait argument holds the call until the owner ` +
+    `writes, up to ${mcpMaxWaitSeconds(poll)} seconds) and read_messages. Replies are written by a human, ` +
+    'by hand, and may take hours or days; nothing answers automatically.'
+  );
+}
+
+/** check_updates' longest wait: below the 60 s after which MCP clients usually give up on a call. */
+export function mcpMaxWaitSeconds(pollIntervalSeconds: number): number {
+  return Math.min(maxWaitSeconds(pollIntervalSeconds), 50);
+}
+
+/** search_directory's summaries: exactly these fields of a listing. */
+export const SUMMARY_FIELDS = ['slug', 'kind', 'name', 'category', 'description', 'url', 'status'];
+/** search_directory's page size when none is asked for: a model reads every result. */
+export const SEARCH_LIMIT_DEFAULT = 10;
+
+const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const writes = (idempotentHint: boolean) => ({
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint,
+  openWorldHint: false,
+});
+const input = (properties: Record<string, object>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const integer = (minimum: number, maximum: number | undefined, description: string) => ({
+  type: 'integer',
+  minimum,
+  ...(maximum !== undefined && { maximum }),
+  description,
+});
+const CREDENTIAL = {
+  conversation_id: { type: 'string', format: 'uuid', description: 'The id open_conversation returned.' },
+  access_token: {
+    type: 'string',
+    pattern: CREDENTIAL_PATTERN,
+    description: 'The access_token open_conversation returned (64 lowercase hex characters).',
+  },
+};
+const KEY = {
+  type: 'string',
+  minLength: LIMITS.idempotencyKeyMinLength,
+  maxLength: LIMITS.idempotencyKeyMaxLength,
+  pattern: KEY_PATTERN,
+  description:
+    `A new unique key (${KEY_RULE}; a random UUID is best) for each new message; ` +
+    'reuse it only to retry the same call.',
+};
+const MESSAGE = {
+  type: 'string',
+  minLength: 1,
+  maxLength: LIMITS.messageMaxChars,
+  description:
+    `Your message, 1 to ${LIMITS.messageMaxChars} characters; no control characters ` +
+    'but tab, line feed and carriage return.',
+};
+const METADATA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Optional, self-declared: who you are. Plain text, no control characters.',
+  properties: Object.fromEntries(
+    METADATA_KEYS.map((key) => [key, { type: 'string', maxLength: LIMITS.metadataValueMaxChars }]),
+  ),
+};
+
+/** A component schema with its references written out: an output schema must stand alone. */
+function inlined(schema: unknown): object {
+  if (typeof schema !== 'object' || schema === null) return schema as object;
+  if (Array.isArray(schema)) return schema.map(inlined);
+  const ref = (schema as { $ref?: string }).$ref;
+  if (ref) return inlined(SCHEMAS[ref.split('/').at(-1) as keyof typeof SCHEMAS]);
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlined(value)]));
+}
+
+const listingProperties = SCHEMAS.Listing.properties as Record<string, object>;
+const SUMMARY_PAGE = inlined({
+  ...SCHEMAS.ListingPage,
+  properties: {
+    ...SCHEMAS.ListingPage.properties,
+    items: {
+      type: 'array',
+      items: input(
+        Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, listingProperties[field] as object])),
+        SUMMARY_FIELDS,
+      ),
+    },
+  },
+});
+
+const tool = (name: ToolName, title: string, annotations: object, outputSchema: unknown) => ({
+  name,
+  title,
+  annotations,
+  outputSchema: inlined(outputSchema),
+});
+
+/** The tools as tools/list shows them, for one running configuration. */
+export function toolList(config: RunningConfig, quotas: Quotas) {
+  const limits = limitSentences(config, quotas);
+  return [...directoryTools(), ...writingTools(limits), ...readingTools(config.pollIntervalSeconds)];
+}
+
+/** Reading the public directory: no credential. */
+function directoryTools() {
+  return [
+    {
+      ...tool('search_directory', 'Search the directory', READS, SUMMARY_PAGE),
+      description:
+        "Search this service's public directory of communities and tools that AI agents can use: forums, social " +
+        'networks, open data and research APIs, and more. Results are summaries; call get_listing with a slug for ' +
+        'how to take part. `q` holds words: a listing matches when each word is a case-insensitive part of its ' +
+        'name, slug, description, category or tags; `kind` and `category` filter exactly. An empty result lists ' +
+        `the categories that exist. Up to ${LIMITS.directoryLimitMax} results a page (default ` +
+        `${SEARCH_LIMIT_DEFAULT}): follow next_offset until it is null. No credential needed.`,
+      inputSchema: input({
+        q: {
+          type: 'string',
+          maxLength: LIMITS.qMaxChars,
+          description: 'Words to look for, such as "weather" or "research papers".',
+        },
+        kind: { type: 'string', enum: KINDS },
+        category: { type: 'string', description: 'An exact category, such as "research".' },
+        limit: integer(1, LIMITS.directoryLimitMax, `Results per page, default ${SEARCH_LIMIT_DEFAULT}.`),
+        offset: integer(0, LIMITS.directoryOffsetMax, 'Results to skip, from next_offset.'),
+      }),
+    },
+    {
+      ...tool('get_listing', 'Get a listing', READS, SCHEMAS.Listing),
+      description:
+        'Get one directory listing by its slug with everything an agent needs to take part there: registration, ' +
+        'authentication, how to read and post, rate limits and pricing (in details and the other fields), and ' +
+        'field_notes citing the documentation each claim was read from on verified_at. No credential needed.',
+      inputSchema: input(
+        { slug: { type: 'string', description: 'The slug from search_directory, such as "open-meteo".' } },
+        ['slug'],
+      ),
+    },
+  ];
+}
+
+/** Opening a conversation and following up: the writes, under the day's limits. */
+function writingTools(limits: ReturnType<typeof limitSentences>) {
+  return [
+    {
+      ...tool('open_conversation', 'Message the owner', writes(false), SCHEMAS.CreationResult),
+      description:
+        'Start a private conversation with the human who runs this service. Returns id and access_token: store ' +
+        'both at once somewhere that outlives this session, since the token is shown only here and never again; ' +
+        'pass them as conversation_id and access_token to the other conversation tools. If you lose them, open ' +
+        'a new conversation and name the old id in your message. Replies are written by a human and may take ' +
+        'hours or days. Pass a new idempotency_key (a random UUID): a retry with the same key is then refused ' +
+        'instead of opening a second conversation (without one a retry may open a duplicate). Metadata is ' +
+        `optional, self-declared and shown to the owner as unverified. ${limits.openings} ${limits.daily} ` +
+        `${limits.shares} A refusal says when to retry.`,
+      inputSchema: input({ message: MESSAGE, metadata: METADATA, idempotency_key: KEY }, ['message']),
+    },
+    {
+      ...tool('send_message', 'Send a follow-up', writes(true), SCHEMAS.FollowUpResult),
+      description:
+        'Send a follow-up message in your conversation. Use a new idempotency_key for each message; after a ' +
+        'network failure, retry with the same key and message: you get the stored message with duplicate true, ' +
+        'never a second copy (without a key a retry may store it twice). Refused when the owner closed the ' +
+        `conversation (open a new one), and over the day's limits (retry after retry_after_seconds). ` +
+        `${limits.daily} ${limits.shares}`,
+      inputSchema: input({ ...CREDENTIAL, message: MESSAGE, idempotency_key: KEY }, [
+        'conversation_id',
+        'access_token',
+        'message',
+      ]),
+    },
+  ];
+}
+
+/** Learning of a reply and reading the conversation, with its credential. */
+function readingTools(poll: number) {
+  return [
+    {
+      ...tool('check_updates', 'Check for a reply', READS, SCHEMAS.Updates),
+      description:
+        'Check whether the owner has replied, without reading the messages: new_reply is true when an owner ' +
+        'message has a seq greater than `after` (the last seq you read). With `wait` (up to ' +
+        `${mcpMaxWaitSeconds(poll)} seconds, below the usual 60-second client time-out) the call is held until the ` +
+        'owner writes or the wait ends, so you learn of a reply without calling again and again. ' +
+        (poll > 0
+          ? `Check at most once every ${poll} seconds (a call that waits counts its wait toward that); sooner is ` +
+            'refused with retry_after_seconds. '
+          : '') +
+        'Replies come from a human and may take hours: if there is none yet, check again later, then read it ' +
+        'with read_messages.',
+      inputSchema: input(
+        {
+          ...CREDENTIAL,
+          after: integer(0, undefined, 'The last seq you have read; 0 at first.'),
+          wait: integer(
+            0,
+            mcpMaxWaitSeconds(poll),
+            'Seconds to wait for the owner to write before answering; 0 (the default) answers at once.',
+          ),
+        },
+        ['conversation_id', 'access_token'],
+      ),
+    },
+    {
+      ...tool('read_messages', 'Read messages', READS, SCHEMAS.History),
+      description:
+        "Read your conversation's messages in order: those with a seq greater than `after` (0 for all), at most " +
+        `\`limit\` (1 to ${LIMITS.historyLimitMax}, default ${LIMITS.historyLimitDefault}), each with seq, author ` +
+        `(client or owner), message and created_at, and at most ${LIMITS.pageTextBytes / 1024} KiB of message text ` +
+        'in all. has_more says whether more follow after next_after.',
+      inputSchema: input(
+        {
+          ...CREDENTIAL,
+          after: integer(0, undefined, 'The last seq you have read; 0 for all.'),
+          limit: integer(1, LIMITS.historyLimitMax, `At most this many, default ${LIMITS.historyLimitDefault}.`),
+        },
+        ['conversation_id', 'access_token'],
+      ),
+    },
+    {
+      ...tool('get_conversation', 'Get the conversation', READS, SCHEMAS.Conversation),
+      description:
+        "Get your conversation's record: status (open: waiting for the owner; answered: the owner wrote last; " +
+        'closed: readable, but takes no new messages), last_seq, latest_owner_seq, message_count, the ' +
+        "credential's expires_at, and the metadata you declared.",
+      inputSchema: input(CREDENTIAL, ['conversation_id', 'access_token']),
+    },
+  ];
+}

@@ -1,0 +1,131 @@
+// How an agent uses this service, described once and given three ways: GET /api/v1/contact-info
+// (JSON, here), /llms.txt (plain text, llms-txt.ts) and the web page's contact section. The
+// numbers in it are the ones the server enforces.
+
+import type { App, RunningConfig } from '../../runtime/app.ts';
+import { KEY_RULE, LIMITS } from '../../base/contract.ts';
+import type { Reply, RestContext } from '../../http/request-handler.ts';
+import { limitSentences } from '../../guide/limit-sentences.ts';
+import { TOOL_NAMES } from '../mcp/tool-list.ts';
+import { PRIVACY_STATEMENT } from '../../rules/views.ts';
+import { maxWaitSeconds } from '../../runtime/polls.ts';
+import { SERVICE_VERSION } from '../../base/version.ts';
+
+const NO_PROMISE = 'There is no promised reply time: the owner answers when they can.';
+
+/** How a client adds the MCP endpoint, in one line: Claude Code's command and the usual JSON. */
+export function mcpClientConfig(config: RunningConfig) {
+  const url = `${config.publicBaseUrl}/mcp`;
+  return {
+    endpoint: url,
+    claude_code: `claude mcp add --transport http agent-contact ${url}`,
+    json: JSON.stringify({ mcpServers: { 'agent-contact': { type: 'http', url } } }),
+  };
+}
+
+/** The contact protocol as numbered steps. */
+function protocolSteps(config: RunningConfig): string[] {
+  const base = `${config.publicBaseUrl}/api/v1`;
+  const poll = config.pollIntervalSeconds;
+  const wait = maxWaitSeconds(poll);
+  return [
+    `1. Open a conversation: POST ${base}/conversations with headers Content-Type: application/json and ` +
+      `Idempotency-Key: <a new random UUID, or any new key of ${KEY_RULE}>, and the body ` +
+      '{"message": "...", "metadata": {"agent_name": "...", "model": "...", "framework": "..."}} ' +
+      '(metadata optional, unverified). Keys are shared by every client of this service: a random UUID never ' +
+      "collides with another agent's.",
+    '2. The 201 answer holds id and access_token. Store both at once, somewhere that outlives your session: ' +
+      'the token is shown only in that answer and cannot be issued again; a retry of the same opening gets 409 ' +
+      'without it. If you lose them, open a new conversation and name the old id in your first message.',
+    `3. Follow up: POST ${base}/conversations/{id}/messages with Authorization: Bearer <access_token>, a new ` +
+      'Idempotency-Key per message and {"message": "..."}. After a network failure, retry with the same key and ' +
+      'body: 200 with "duplicate": true means it was already stored.',
+    `4. Learn of a reply: GET ${base}/conversations/{id}/updates?after=<last seq you read>&wait=${wait} holds ` +
+      `the request until the owner writes or ${wait} seconds pass; new_reply is true when the owner wrote after ` +
+      `that seq. Chain such waits, or poll without wait at most once every ${poll} seconds (poll_after_seconds). ` +
+      `Or be told: PUT ${base}/conversations/{id}/webhook with {"url": "https://…"} and your credential returns ` +
+      'a signing secret once; the owner\'s replies, closes and reopens are then POSTed there, signed as Standard ' +
+      'Webhooks says, at least once (deduplicate by webhook-id), without message text: read it as in step 5.',
+    `5. Read: GET ${base}/conversations/{id}/messages?after=<last seq you read> returns {items, has_more, ` +
+      'next_after}; each message is {seq, author: client|owner, message, created_at}. Then continue with step 3.',
+  ];
+}
+
+/** Every limit as a number; 0 means unlimited (or, for a share, none). */
+function limitNumbers(app: App) {
+  const { config, quotas } = app;
+  return {
+    json_body_max_bytes: LIMITS.bodyBytes,
+    message_min_chars: 1,
+    message_max_chars: LIMITS.messageMaxChars,
+    metadata_value_max_chars: LIMITS.metadataValueMaxChars,
+    idempotency_key_min_length: LIMITS.idempotencyKeyMinLength,
+    idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
+    credential_lifetime_days: LIMITS.credentialLifetimeDays,
+    daily_message_maximum: quotas.dailyMaximum,
+    daily_conversation_share: quotas.conversationShare,
+    daily_address_share: quotas.addressShare,
+    daily_owner_reserve: quotas.ownerReserve,
+    poll_after_seconds: config.pollIntervalSeconds,
+    updates_wait_max_seconds: maxWaitSeconds(config.pollIntervalSeconds),
+    openings_per_address_per_hour: config.createLimitPerHour,
+    requests_per_address_per_minute: config.requestLimitPerMinute,
+    directory_q_max_chars: LIMITS.qMaxChars,
+    directory_limit_default: LIMITS.directoryLimitDefault,
+    directory_limit_max: LIMITS.directoryLimitMax,
+    directory_offset_max: LIMITS.directoryOffsetMax,
+    history_limit_default: LIMITS.historyLimitDefault,
+    history_limit_max: LIMITS.historyLimitMax,
+  };
+}
+
+/** The body of contact-info. */
+export function describeContact(app: App) {
+  const { config } = app;
+  const base = `${config.publicBaseUrl}/api/v1`;
+  const sentences = limitSentences(config, app.quotas);
+  const replies = config.replyTime ? `Replies come ${config.replyTime}.` : NO_PROMISE;
+  return {
+    service:
+      'Private conversations with the human owner of this service, and a directory of communities and tools ' +
+      'for AI agents.',
+    interface_version: '1.0.0',
+    service_version: SERVICE_VERSION,
+    replies: `A human owner writes every reply by hand; no language model answers. ${replies}`,
+    protocol: protocolSteps(config),
+    mcp: { ...mcpClientConfig(config), transport: 'streamable-http', tools: [...TOOL_NAMES] },
+    a2a: {
+      agent_card: `${config.publicBaseUrl}/.well-known/agent-card.json`,
+      endpoint: `${config.publicBaseUrl}/a2a`,
+      protocol: 'A2A 1.0, JSON-RPC and HTTP+JSON; one conversation is one task',
+    },
+    endpoints: {
+      open_conversation: `POST ${base}/conversations`,
+      conversation: `GET ${base}/conversations/{id}`,
+      history: `GET ${base}/conversations/{id}/messages`,
+      follow_up: `POST ${base}/conversations/{id}/messages`,
+      updates: `GET ${base}/conversations/{id}/updates?after={seq}&wait={seconds}`,
+      webhook: `PUT, GET, DELETE ${base}/conversations/{id}/webhook`,
+      directory: `GET ${base}/directory`,
+    },
+    authentication:
+      'Authorization: Bearer <access_token> (64 lowercase hex characters), only in that header, never in a URL.',
+    limits: limitNumbers(app),
+    limits_note:
+      'A limit of 0 means unlimited (for a share: no share). ' +
+      `${sentences.daily} ${sentences.shares} ${sentences.openings} ${sentences.requests} ${sentences.polling} ` +
+      'Every 429 carries Retry-After in seconds and names the limit that was met.',
+    categories: app.directory.categories(null),
+    privacy: PRIVACY_STATEMENT,
+    documentation: {
+      openapi: `${base}/openapi.json`,
+      llms_txt: `${config.publicBaseUrl}/llms.txt`,
+      web: `${config.publicBaseUrl}/`,
+    },
+  };
+}
+
+/** GET /api/v1/contact-info */
+export function contactInfo({ app }: RestContext): Reply {
+  return { status: 200, body: describeContact(app) };
+}

@@ -1,0 +1,62 @@
+// The REST door to private conversations: each handler reads what the request carries,
+// validates it, and hands it to the rules in conversations.ts. The route table puts the
+// query and the credential in front of them; the limits are decided inside the rules.
+
+import { readMessages } from '../../rules/conversations.ts';
+import type { Reply, RestContext } from '../../http/request-handler.ts';
+import { conversationRecord } from '../../rules/views.ts';
+import type { Conversation } from '../../store/store.ts';
+import {
+  fieldsOf,
+  historyRange,
+  idempotencyKeyHeader,
+  LIMITS,
+  messageText,
+  metadataOf,
+  updatesAfter,
+  waitSeconds,
+  type Query,
+} from '../../rules/validate.ts';
+import { maxWaitSeconds, pollUpdates } from '../../runtime/polls.ts';
+
+type WithQuery = RestContext & { query: Query };
+type Authenticated = WithQuery & { conversation: Conversation };
+
+/** POST /api/v1/conversations */
+export async function openConversation(ctx: WithQuery): Promise<Reply> {
+  const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message', 'metadata']);
+  const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
+  const opening = { message: messageText(body.message), metadata: metadataOf(body.metadata), key };
+  return { status: 201, body: await ctx.app.open(opening, ctx.clientAddress) };
+}
+
+/** GET /api/v1/conversations/{id} */
+export function getConversation({ app, conversation }: Authenticated): Reply {
+  const { publicBaseUrl, pollIntervalSeconds } = app.config;
+  return { status: 200, body: conversationRecord(conversation, publicBaseUrl, pollIntervalSeconds) };
+}
+
+/** GET /api/v1/conversations/{id}/messages */
+export function listMessages({ app, conversation, query }: Authenticated): Reply {
+  const range = historyRange(query.get('after'), query.get('limit'));
+  return { status: 200, body: readMessages(app.store, conversation, range) };
+}
+
+/** POST /api/v1/conversations/{id}/messages */
+export async function postMessage(ctx: Authenticated): Promise<Reply> {
+  const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message']);
+  const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
+  const input = { message: messageText(body.message), key };
+  const result = await ctx.app.followUp(ctx.conversation, input, ctx.clientAddress);
+  return { status: result.duplicate ? 200 : 201, body: result };
+}
+
+/** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */
+export function getUpdates(ctx: Authenticated): Reply | Promise<Reply> {
+  const { app, conversation, query } = ctx;
+  const after = updatesAfter(query.get('after'));
+  const wait = waitSeconds(query.get('wait'), maxWaitSeconds(app.config.pollIntervalSeconds));
+  const updates = pollUpdates(app, conversation, after, wait, ctx.whenGone);
+  // A poll that waits answers when the owner writes; any other answers now, without a promise.
+  return updates instanceof Promise ? updates.then((body) => ({ status: 200, body })) : { status: 200, body: updates };
+}

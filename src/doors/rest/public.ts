@@ -1,0 +1,37 @@
+// Public, read-only endpoints: health, the OpenAPI document and the directory.
+
+import { conditionalReply, type Handler, type Reply, type RestContext } from '../../http/request-handler.ts';
+import { openApiDocument } from '../../openapi/document.ts';
+import { refuse } from '../../refusals/refusal.ts';
+import { SERVICE_VERSION } from '../../base/version.ts';
+import { parseDirectoryQuery, type Kind, type Query } from '../../rules/validate.ts';
+
+/** GET /api/v1/health: answers only after a real query. */
+export function health({ app }: RestContext): Reply {
+  return {
+    status: 200,
+    body: {
+      status: 'ok',
+      database: 'ok',
+      version: SERVICE_VERSION,
+      listings: app.store.listingCount(),
+      time: new Date(app.now()).toISOString(),
+    },
+  };
+}
+
+/** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */
+export function listDirectory(kind: Kind | null) {
+  return (ctx: RestContext & { query: Query }): Reply =>
+    conditionalReply(ctx.req, ctx.app.directory.list(parseDirectoryQuery(ctx.query, kind)));
+}
+
+/** GET /api/v1/directory/{slug} */
+export function getListing(ctx: RestContext): Reply {
+  const answer = ctx.app.directory.get(ctx.params.slug as string);
+  if (answer === undefined) throw refuse('noListing');
+  return conditionalReply(ctx.req, answer);
+}
+
+/** GET /api/v1/openapi.json */
+export const openApi: Handler = ({ app }) => ({ status: 200, body: openApiDocument(app.config, app.quotas) });

@@ -1,0 +1,79 @@
+// Guards: what a request passes on its way to a handler, each a wrapper on its route-table
+// line. The request limit is taken earlier, by the HTTP layer, before the path is decoded;
+// the limits on writes are decided inside the rules (quotas.ts), where the write is.
+
+import { authenticate } from '../rules/conversations.ts';
+import type { RestContext } from './request-handler.ts';
+import { checkOrigin, type Door } from './origins.ts';
+import { refuse } from '../refusals/refusal.ts';
+import type { Conversation } from '../store/store.ts';
+import { parseQuery, type Query } from '../rules/validate.ts';
+
+// A credential must never travel in a URL: a parameter named like one, or a run of 64 or
+// more hex characters anywhere in the query (in a name or a value, encoded or not) that
+// mixes digits and letters, as every credential does: one of only digits or only letters
+// a-f is 1 in 10^13 of them, and refusing those would refuse `q=aaaa…` too.
+const CREDENTIAL_NAME = /(?:^|&)access_token(?:[=&]|$)/i;
+const HEX_RUN = /[0-9a-f]{64,}/gi;
+
+/**
+ * Refuses a credential in the query before anything else is judged of it (so that no later
+ * error can repeat it), then parses the query strictly: a repeated or badly encoded
+ * parameter is refused.
+ */
+export function query<C extends RestContext, R>(handler: (ctx: C & { query: Query }) => R): (ctx: C) => R {
+  return (ctx) => {
+    if (holdsCredential(ctx.rawQuery)) throw refuse('credentialInUrl');
+    return handler({ ...ctx, query: parseQuery(ctx.rawQuery) });
+  };
+}
+
+/** Whether a raw query string holds something that is, or looks like, a credential. */
+export function holdsCredential(rawQuery: string): boolean {
+  if (rawQuery === '') return false;
+  if (!rawQuery.includes('%')) return CREDENTIAL_NAME.test(rawQuery) || hasCredentialLikeRun(rawQuery);
+  let decoded = rawQuery;
+  try {
+    decoded = decodeURIComponent(rawQuery.replace(/\+/g, ' '));
+  } catch {
+    // malformed encoding: the raw text is judged, and parsing refuses it afterwards
+  }
+  return [rawQuery, decoded].some((text) => CREDENTIAL_NAME.test(text) || hasCredentialLikeRun(text));
+}
+
+function hasCredentialLikeRun(text: string): boolean {
+  if (text.length < 64) return false;
+  for (const [run] of text.matchAll(HEX_RUN)) {
+    if (/[0-9]/.test(run) && /[a-f]/i.test(run)) return true;
+  }
+  return false;
+}
+
+/** The conversation credential, from exactly one `Authorization: Bearer` header, for the path's id. */
+export function bearer<C extends RestContext, R>(
+  handler: (ctx: C & { conversation: Conversation }) => R,
+): (ctx: C) => R {
+  return (ctx) => {
+    const token = bearerCredential(ctx.req.rawHeaders);
+    const conversation = authenticate(ctx.app.credentials, token, ctx.params.id, ctx.app.now());
+    return handler({ ...ctx, conversation });
+  };
+}
+
+/** The credential of the one Authorization header; none when there are several (Node keeps only the first). */
+export function bearerCredential(rawHeaders: readonly string[]): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1] as string);
+  }
+  if (values.length !== 1) return undefined;
+  return /^bearer +(\S+)$/i.exec(values[0] as string)?.[1]; // the scheme is case-insensitive
+}
+
+/** A protocol door's guard against DNS rebinding: a foreign Origin or Host gets 403. */
+export function trustedOrigin<C extends RestContext, R>(door: Door, handler: (ctx: C) => R): (ctx: C) => R {
+  return (ctx) => {
+    checkOrigin(ctx.app.config, door, ctx.req);
+    return handler(ctx);
+  };
+}

@@ -1,0 +1,295 @@
+// The HTTP layer, the only code that touches `res`. A request goes: socket → the router
+// (on the raw path) → the per-address request limit → the path's parameters decoded → the
+// route's guards and handler (routes.ts) → one reply, or one refusal as the error body,
+// with the route's policy (caching, CORS) applied to either.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App } from '../runtime/app.ts';
+import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
+import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins.ts';
+import { asRefusal, errorBody, refuse, type Headers, type Refusal } from '../refusals/refusal.ts';
+import { createRouter, type Route, type RouteMatch } from './router.ts';
+import { senderOf } from '../rules/senders.ts';
+import { malformedHttp } from './server.ts';
+
+/** What a handler gets: the request as parsed so far, and the app it runs in. */
+export interface RestContext {
+  readonly app: App;
+  readonly req: IncomingMessage;
+  readonly rawQuery: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly clientAddress: string;
+  readonly requestId: string;
+  /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
+  readJson(maxBytes: number, options?: BodyOptions): Promise<unknown>;
+  /** Adds fields to this request's log line (a tool's name, a protocol error); never a client's text. */
+  note(fields: LogFields): void;
+  /** Aborted when the client goes away before its answer: a held request then stops waiting. */
+  whenGone(): AbortSignal;
+}
+
+export interface Reply {
+  readonly status: number;
+  /** text or bytes as they are, or a value to send as JSON */
+  readonly body: string | Buffer | object;
+  readonly headers?: Headers;
+  /** application/json unless said otherwise */
+  readonly contentType?: string;
+}
+
+/** A handler answers with a reply or throws the refusal. */
+export type Handler = (ctx: RestContext) => Reply | Promise<Reply>;
+
+/** What applies to every answer of a path, success or refusal; each route's line in routes.ts shows it. */
+export interface Policy {
+  /** private: `Cache-Control: no-store` (conversation data, or a credential); public: the handler decides */
+  readonly cache: 'public' | 'private';
+  /** which browsers may read the answers: any origin, or only the origins a protocol door allows */
+  readonly cors: 'any' | Door;
+  /** whether a request takes from the per-address request limit (not /health, so monitors can poll it) */
+  readonly requestLimit: boolean;
+  /** how a refusal is answered on this path; the REST error body when absent (the A2A door has its own) */
+  readonly refusalReply?: (refusal: Refusal) => Reply;
+}
+
+type LogFields = Record<string, string | number | boolean>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ANY_ORIGIN: Headers = {
+  'access-control-allow-origin': '*', // the credential is a header, never a cookie
+  'access-control-expose-headers': 'ETag, Retry-After, WWW-Authenticate, X-Request-Id',
+};
+/** A policy until the path is matched: public, readable from any origin, limited. */
+const UNROUTED: Policy = { cache: 'public', cors: 'any', requestLimit: true };
+
+// Public answers may be stored, but are revalidated every time: the owner's listing
+// changes show on the next request, and an unchanged answer costs a 304 and no body.
+const PUBLIC_CACHE_CONTROL = 'public, no-cache';
+
+/** A 200 with the answer's ETag, or a 304 when the client's If-None-Match already has it. */
+export function conditionalReply(
+  req: IncomingMessage,
+  answer: { bytes: Buffer; etag: string },
+  contentType?: string,
+): Reply {
+  const headers = { etag: answer.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
+  if (clientHas(req, answer.etag)) return { status: 304, body: '', headers };
+  return { status: 200, body: answer.bytes, headers, contentType };
+}
+
+/** Whether the request's If-None-Match names `etag` (weakly compared), or is `*`. */
+export function clientHas(req: IncomingMessage, etag: string): boolean {
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** One request and its answer: what the log line and the policy need to know. */
+interface Exchange {
+  readonly app: App;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly started: number;
+  readonly requestId: string;
+  readonly clientAddress: string;
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  route: string | null;
+  policy: Policy;
+  notes: LogFields;
+}
+
+// Request ids: unique in the logs of one run and across runs (a random prefix per start),
+// without the cost of a random UUID per request.
+const RUN_ID = randomUUID().slice(0, 8);
+let requestCount = 0;
+const nextRequestId = () => `${RUN_ID}-${(++requestCount).toString(36)}`;
+
+/**
+ * The 'request' listener for a route table; `unroutedPolicy` says how a path that no route has
+ * is answered (a protocol door answers unknown paths under its own prefix in its own way).
+ */
+export function createRequestHandler(
+  app: App,
+  routes: readonly Route<Handler, Policy>[],
+  unroutedPolicy: (path: string) => Policy,
+) {
+  const router = createRouter(routes);
+
+  return function handle(req: IncomingMessage, res: ServerResponse): void {
+    const { path, rawQuery } = splitTarget(req.url ?? '/');
+    const exchange: Exchange = {
+      app,
+      req,
+      res,
+      started: performance.now(),
+      requestId: nextRequestId(),
+      clientAddress: clientAddressOf(req, app.config.trustProxy),
+      method: req.method ?? 'GET',
+      path,
+      rawQuery,
+      route: null,
+      policy: UNROUTED,
+      notes: {},
+    };
+    try {
+      const match = router.match(exchange.method, path);
+      if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);
+      const reply = dispatch(exchange, match);
+      if (reply instanceof Promise)
+        reply.then(
+          (r) => settle(exchange, r),
+          (err: unknown) => fail(exchange, err),
+        );
+      else settle(exchange, reply);
+    } catch (err) {
+      fail(exchange, err);
+    }
+  };
+}
+
+/**
+ * The request limit first, before anything about the path is decoded; then what Node lets
+ * through for the service to refuse; then the route's handler.
+ */
+function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Promise<Reply> {
+  if (match.kind !== 'not-found') {
+    ex.route = match.pattern;
+    ex.policy = match.policy;
+  }
+  if (ex.policy.requestLimit) {
+    const wait = ex.app.limits.requests.take(senderOf(ex.clientAddress), ex.app.now());
+    if (wait > 0) throw refuse('tooManyRequests', wait);
+  }
+  const malformed = malformedHttp(ex.req);
+  if (malformed !== null) {
+    // Malformed HTTP is answered as HTTP, with the error body, whichever door the path belongs to.
+    ex.policy = { ...ex.policy, refusalReply: undefined };
+    throw malformed;
+  }
+  // The path is not echoed: it may hold a credential.
+  if (match.kind === 'not-found') throw refuse('noRoute', ex.method);
+  if (match.kind === 'method-not-allowed') return preflightOrRefusal(ex, match.pattern, match.allow);
+  return match.handler({
+    app: ex.app,
+    req: ex.req,
+    rawQuery: ex.rawQuery,
+    params: decodeParams(match.rawParams),
+    clientAddress: ex.clientAddress,
+    requestId: ex.requestId,
+    readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
+    note: (fields) => Object.assign(ex.notes, fields),
+    whenGone: () => {
+      const gone = new AbortController();
+      // Aborted only when the client left first: aborting makes an error object, which costs.
+      ex.res.once('close', () => {
+        if (!ex.res.writableEnded) gone.abort();
+      });
+      return gone.signal;
+    },
+  });
+}
+
+/**
+ * A known path without the method: an OPTIONS preflight gets 204, anything else 405 with
+ * Allow. A protocol door's preflight names its own request headers; its CORS policy decides
+ * whether the origin may read the answer at all.
+ */
+function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply {
+  if (ex.method !== 'OPTIONS') throw refuse('methodNotAllowed', ex.method, pattern, allow);
+  const { cors } = ex.policy;
+  if (cors !== 'any') {
+    return { status: 204, body: '', headers: doorPreflightHeaders(ex.app.config, cors, ex.req, allow) };
+  }
+  const headers = {
+    allow,
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
+    'access-control-max-age': '86400',
+  };
+  return { status: 204, body: '', headers };
+}
+
+function decodeParams(rawParams: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name in rawParams) {
+    const raw = rawParams[name] as string;
+    if (!raw.includes('%')) {
+      params[name] = raw; // nothing to decode
+      continue;
+    }
+    try {
+      params[name] = decodeURIComponent(raw);
+    } catch {
+      throw refuse('badPercentEncoding', 'path');
+    }
+  }
+  return params;
+}
+
+function settle(ex: Exchange, reply: Reply): void {
+  const body =
+    typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
+  respond(ex, reply.status, body, reply.headers, reply.contentType);
+}
+
+function fail(ex: Exchange, err: unknown): void {
+  if (err instanceof ClientGoneError) return log(ex, null, { aborted: true }); // nothing stored, nobody to answer
+  const { refusal, expected } = asRefusal(err);
+  if (!expected) ex.app.logUnexpected(ex.requestId, err);
+  ex.notes.refusal = refusal.reason;
+  if (ex.res.headersSent || ex.res.destroyed || !ex.req.socket.writable) return;
+  if (ex.policy.refusalReply) return settle(ex, ex.policy.refusalReply(refusal));
+  respond(ex, refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
+}
+
+/** Sends the answer with the route's policy applied, and writes its log line. */
+function respond(ex: Exchange, status: number, body: string | Buffer, headers: Headers = {}, contentType = JSON_TYPE) {
+  // A string body goes to Node as it is: Node sends the head and a string body in one write.
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const cors = ex.policy.cors === 'any' ? ANY_ORIGIN : corsForAllowedOrigin(ex.app.config, ex.policy.cors, ex.req);
+  const head: Headers = { ...cors, 'x-content-type-options': 'nosniff', 'x-request-id': ex.requestId };
+  if (length > 0) {
+    head['content-type'] = contentType;
+    head['content-length'] = String(length);
+  }
+  Object.assign(head, headers);
+  if (ex.policy.cache === 'private') head['cache-control'] = 'no-store'; // the policy has the last word
+  ex.res.writeHead(status, head).end(body);
+  log(ex, status, ex.notes);
+}
+
+function log(ex: Exchange, status: number | null, extra: LogFields): void {
+  const entry = {
+    time: new Date().toISOString(),
+    request_id: ex.requestId,
+    method: ex.method,
+    route: ex.route,
+    status,
+    duration_ms: Math.round((performance.now() - ex.started) * 100) / 100,
+    client: ex.clientAddress,
+  };
+  ex.app.log(Object.keys(extra).length === 0 ? entry : { ...entry, ...extra });
+}
+
+/** Splits a request target into its raw path and raw query (an absolute-form target too). */
+function splitTarget(target: string): { path: string; rawQuery: string } {
+  const relative = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+  const hash = relative.indexOf('#');
+  const withoutHash = hash === -1 ? relative : relative.slice(0, hash);
+  const mark = withoutHash.indexOf('?');
+  if (mark === -1) return { path: withoutHash, rawQuery: '' };
+  return { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
+}
+
+function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').at(-1)?.trim();
+    if (last) return last;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}

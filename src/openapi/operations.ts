@@ -1,0 +1,99 @@
+// The parts the OpenAPI document's operations are made of: each operation's error responses,
+// described from the refusal catalogue for the refusals it can give, and the parameters
+// several operations share.
+
+import { LIMITS } from '../base/contract.ts';
+import { json, ref, STRING, UUID } from './schemas.ts';
+import { refusalsFor, type Scope } from '../refusals/refusal.ts';
+
+/** The contract's error statuses, declared on every endpoint. */
+export const EVERY_ERROR = [400, 401, 403, 409, 410, 413, 415, 429, 500];
+
+/** The error responses of an operation whose refusals are those of `scopes`. */
+export function errors(scopes: readonly Scope[], statuses: readonly number[]) {
+  const responses: Record<string, object> = {};
+  for (const status of statuses) {
+    const headers: Record<string, object> = {};
+    if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
+    const when = refusalsFor(scopes, status);
+    const description =
+      when.length > 0
+        ? when.join(' ')
+        : 'Not answered by this operation; the contract declares this status on every endpoint.';
+    responses[String(status)] = { description, headers, content: json(ref('Error')) };
+  }
+  return responses;
+}
+
+interface Operation {
+  readonly summary: string;
+  readonly tag: 'directory' | 'conversations' | 'service';
+  readonly ok: Record<string, object>;
+  readonly scopes: readonly Scope[];
+  readonly statuses?: readonly number[];
+  readonly bearer?: boolean;
+  readonly parameters?: readonly object[];
+  readonly body?: string;
+  readonly description?: string;
+}
+
+export function operation(operationId: string, o: Operation) {
+  return {
+    summary: o.summary,
+    operationId,
+    tags: [o.tag],
+    security: o.bearer ? [{ ConversationBearer: [] }] : [],
+    ...(o.description && { description: o.description }),
+    ...(o.parameters && { parameters: o.parameters }),
+    ...(o.body && { requestBody: { required: true, content: json(ref(o.body)) } }),
+    responses: { ...o.ok, ...errors(o.scopes, o.statuses ?? EVERY_ERROR) },
+  };
+}
+
+export const cached = (description: string, schema: object) => ({
+  '200': { description, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schema) },
+  '304': { description: 'Not modified (If-None-Match matched the ETag).' },
+});
+export const html = (description: string) => ({
+  '200': { description, content: { 'text/html': { schema: STRING } } },
+  '304': { description: 'Not modified.' },
+});
+export const integerParameter = (
+  name: string,
+  minimum: number,
+  maximum: number | undefined,
+  fallback: number,
+  description?: string,
+) => ({
+  name,
+  in: 'query',
+  ...(description && { description }),
+  schema: { type: 'integer', minimum, ...(maximum !== undefined && { maximum }), default: fallback },
+});
+export const listQuery = [
+  {
+    name: 'q',
+    in: 'query',
+    description:
+      'Words separated by white space; a listing matches when each word is a case-insensitive substring of its ' +
+      'name, slug, description, category or tags; `%` and `_` are literal.',
+    schema: { type: 'string', maxLength: LIMITS.qMaxChars },
+  },
+  { name: 'category', in: 'query', description: 'Exact, case-insensitive category.', schema: STRING },
+  integerParameter('limit', 1, LIMITS.directoryLimitMax, LIMITS.directoryLimitDefault),
+  integerParameter('offset', 0, LIMITS.directoryOffsetMax, 0),
+];
+export const slug = { name: 'slug', in: 'path', required: true, schema: STRING };
+export const id = { name: 'id', in: 'path', required: true, schema: UUID };
+export const key = { $ref: '#/components/parameters/Idempotency-Key' };
+export const after = (description: string) => integerParameter('after', 0, undefined, 0, description);
+export const list = (summary: string, operationId: string) => ({
+  get: operation(operationId, {
+    summary,
+    tag: 'directory',
+    parameters: listQuery,
+    ok: cached('A page of listings, sorted by name (case-insensitive), then slug.', ref('ListingPage')),
+    scopes: ['list'],
+  }),
+});

@@ -1,0 +1,265 @@
+// The rules of private conversations, decided once for every door: the REST handlers, the
+// MCP tools and the owner script call these plain synchronous functions. A write decides
+// the contract's order inside one transaction: the conversation's state as it is now
+// (blocked, expired) → idempotency record → state (closed) → limits (quotas.ts) → the write.
+// Nothing here knows HTTP.
+
+import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { LIMITS } from '../base/contract.ts';
+import { recordEvent } from './push.ts';
+import type { CredentialCache } from '../runtime/credential-cache.ts';
+import type { PollClock, PollRequest } from './rates.ts';
+import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
+import { updatesRecord } from './views.ts';
+import { refuse } from '../refusals/refusal.ts';
+import type { Author, Conversation, Message, Store } from '../store/store.ts';
+import { isoDaysLater, isoTime } from '../base/time.ts';
+import { conversationId, isCredentialShaped } from './validate.ts';
+
+/** A client's validated opening. */
+export interface Opening {
+  readonly message: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly key: string;
+}
+
+/** A client's write: when, under which quotas, and from which address (its keyed hash). */
+export interface ClientWrite {
+  readonly at: number;
+  readonly quotas: Quotas;
+  readonly address: string;
+}
+
+/** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
+const digestOf = (token: string): string => hash('sha256', token);
+
+/** Appends the next message; a client message makes the conversation open, an owner reply answered. */
+function append(
+  store: Store,
+  conversation: Conversation,
+  author: Author,
+  text: string,
+  at: number,
+  key: string | null,
+): Message {
+  const message = { seq: conversation.last_seq + 1, author, message: text, created_at: isoTime(at) };
+  const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
+  store.insertMessage(conversation.id, message, key);
+  store.advanceConversation(conversation.id, message, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
+  return message;
+}
+
+/**
+ * Opens a conversation with its first message as seq 1, whose key is the opening's key; the
+ * credential is returned only here.
+ */
+export function openConversation(
+  store: Store,
+  opening: Opening,
+  write: ClientWrite,
+): { conversation: Conversation; token: string } {
+  return store.transaction(() => {
+    if (store.creationKeyUsed(opening.key)) throw refuse('creationKeyUsed');
+    countOpening(store, write.quotas, write.at, write.address);
+    const id = randomUUID();
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
+    const token = randomBytes(32).toString('hex');
+    const createdAt = isoTime(write.at);
+    const conversation: Conversation = {
+      id,
+      status: 'open',
+      blocked: 0,
+      metadata: JSON.stringify(opening.metadata),
+      created_at: createdAt,
+      expires_at: isoDaysLater(write.at, LIMITS.credentialLifetimeDays),
+      last_seq: 1,
+      latest_owner_seq: 0,
+      changed_at: createdAt,
+    };
+    store.insertConversation(conversation, digestOf(token), opening.key);
+    const first = { seq: 1, author: 'client' as const, message: opening.message, created_at: createdAt };
+    store.insertMessage(id, first, opening.key);
+    return { conversation, token };
+  });
+}
+
+/**
+ * A client's follow-up. The conversation is read again inside the write: a block, an expiry
+ * or a close that came after the request was authenticated still stops it. An identical
+ * retry is answered from its record, even when closed or over a limit.
+ */
+export function followUp(
+  store: Store,
+  id: string,
+  input: { message: string; key: string },
+  write: ClientWrite,
+): { message: Message; duplicate: boolean; conversation: Conversation } {
+  return store.transaction(() => {
+    const conversation = store.conversationById(id);
+    if (!conversation) throw refuse('unknownCredential'); // purged since the request was authenticated
+    if (conversation.blocked) throw refuse('blocked');
+    if (Date.parse(conversation.expires_at) <= write.at) throw refuse('expired', conversation.expires_at);
+    const original = store.messageByKey(id, input.key);
+    if (original) {
+      if (original.message !== input.message) throw refuse('followUpKeyConflict');
+      return { message: original, duplicate: true, conversation };
+    }
+    if (conversation.status === 'closed') throw refuse('conversationClosed');
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
+    const message = append(store, conversation, 'client', input.message, write.at, input.key);
+    return { message, duplicate: false, conversation };
+  });
+}
+
+/** The owner's reply; it may use the whole daily maximum, which only `force` passes. */
+export function ownerReply(
+  store: Store,
+  id: string,
+  text: string,
+  when: { at: number; dailyMaximum: number; force?: boolean },
+): Message {
+  return store.transaction(() => {
+    const conversation = existing(store, id);
+    if (conversation.status === 'closed') throw refuse('replyToClosed', id);
+    countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
+    const message = append(store, conversation, 'owner', text, when.at, null);
+    recordEvent(store, id, 'conversation.replied', when.at);
+    return message;
+  });
+}
+
+/** Closes a conversation: still readable, but follow-ups get 410. */
+export function close(store: Store, id: string, at = Date.now()): void {
+  store.transaction(() => {
+    if (existing(store, id).status === 'closed') throw refuse('alreadyClosed', id);
+    store.setStatus(id, 'closed', isoTime(at));
+    recordEvent(store, id, 'conversation.closed', at);
+  });
+}
+
+/** Reopens a closed conversation; its status again says who wrote last. */
+export function reopen(store: Store, id: string, at = Date.now()): void {
+  store.transaction(() => {
+    const conversation = existing(store, id);
+    if (conversation.status !== 'closed') throw refuse('notClosed', id);
+    const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
+    store.setStatus(id, ownerWroteLast ? 'answered' : 'open', isoTime(at));
+    recordEvent(store, id, 'conversation.reopened', at);
+  });
+}
+
+/** Blocks (or unblocks) a conversation: its credential gets 403 saying so. */
+export function setBlocked(store: Store, id: string, blocked: boolean): void {
+  store.transaction(() => {
+    // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
+    if (existing(store, id).blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'alreadyBlocked' : 'notBlocked', id);
+    store.setBlocked(id, blocked);
+  });
+}
+
+/** Deletes conversations whose credential has expired, with their messages and keys. */
+export function purgeExpired(store: Store, at: number): number {
+  return store.transaction(() => store.deleteExpired(isoTime(at)));
+}
+
+function existing(store: Store, id: string): Conversation {
+  const conversation = store.conversationById(id);
+  if (!conversation) throw refuse('noSuchConversation', id);
+  return conversation;
+}
+
+/**
+ * The conversation a credential opens, checked in the contract's order: no credential or
+ * a malformed one (401), one that matches nothing (401), an id that is not a UUID (400),
+ * another conversation's id (403), a blocked conversation (403), an expired credential (410).
+ */
+export function authenticate(
+  credentials: CredentialCache,
+  token: string | undefined,
+  rawId: unknown,
+  at: number,
+): Conversation {
+  const conversation = credentialOwner(credentials, token);
+  if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
+  return usable(conversation, at);
+}
+
+/**
+ * The conversation a credential opens, whichever it is (A2A names no conversation in the
+ * path): 401 for no or an unknown credential, 403 blocked, 410 expired.
+ */
+export function authenticateHolder(credentials: CredentialCache, token: string | undefined, at: number): Conversation {
+  return usable(credentialOwner(credentials, token), at);
+}
+
+function credentialOwner(credentials: CredentialCache, token: string | undefined): Conversation {
+  if (!isCredentialShaped(token)) throw refuse('noCredential');
+  const conversation = credentials.lookup(digestOf(token));
+  if (!conversation) throw refuse('unknownCredential');
+  return conversation;
+}
+
+function usable(conversation: Conversation, at: number): Conversation {
+  if (conversation.blocked) throw refuse('blocked');
+  if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
+  return conversation;
+}
+
+/** A page of the history: messages after `after`, in sequence order. */
+export function readMessages(store: Store, conversation: Conversation, range: { after: number; limit: number }) {
+  const rows = store.messagesAfter(conversation.id, range.after, range.limit + 1);
+  const items = withinTextBudget(rows.slice(0, range.limit), 'oldest');
+  return { items, has_more: rows.length > items.length, next_after: items.at(-1)?.seq ?? range.after };
+}
+
+/**
+ * The messages that fit in LIMITS.pageTextBytes, kept from the oldest on (a page) or the newest
+ * back (a window). A page of 100 messages of 8000 emoji is 3.2 MB (twice that through MCP, which
+ * sends a result twice), and building it holds the server for every other client: a page stops
+ * before the message that would pass the limit, and says there is more. Its first message always
+ * fits (8000 code points are at most 32 KB).
+ */
+export function withinTextBudget<M extends { message: string }>(messages: M[], keep: 'oldest' | 'newest'): M[] {
+  const ordered = keep === 'oldest' ? messages : [...messages].reverse();
+  let bytes = 0;
+  let count = 0;
+  for (const message of ordered) {
+    bytes += Buffer.byteLength(message.message);
+    if (count > 0 && bytes > LIMITS.pageTextBytes) break;
+    count++;
+  }
+  return keep === 'oldest' ? messages.slice(0, count) : messages.slice(messages.length - count);
+}
+
+/**
+ * The reply signal, once per poll interval per conversation whichever door asks: the poll
+ * is judged and recorded in one step, after `after` and `wait` were validated. A poll that
+ * will wait is recorded as such (limits.ts says what waiting costs of the interval).
+ */
+export function checkUpdates(
+  conversation: Conversation,
+  after: number,
+  poll: { clock: PollClock; at: number; intervalSeconds: number; request?: PollRequest },
+) {
+  const wait = poll.clock.take(conversation.id, poll.at, poll.request);
+  if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
+  return updatesRecord(conversation, after, poll.intervalSeconds);
+}
+
+/** Whether a poll has something to say at once: an owner message after `after`, or a close. */
+export function hasNews(conversation: Conversation, after: number): boolean {
+  return conversation.latest_owner_seq > after || conversation.status === 'closed';
+}
+
+/** What a poll answered at once tells, for the poll clock to know it when asked again; null: nothing. */
+export function newsOf(conversation: Conversation, after: number): string | null {
+  return hasNews(conversation, after) ? `${conversation.latest_owner_seq} ${conversation.status}` : null;
+}
+
+/** The conversation as a waiting poll finds it at its end: refused as a new poll would be, if it must be. */
+export function afterWaiting(conversation: Conversation | undefined, at: number): Conversation {
+  if (!conversation) throw refuse('unknownCredential'); // purged while waiting
+  if (conversation.blocked) throw refuse('blocked');
+  if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
+  return conversation;
+}

@@ -1,0 +1,16 @@
+// A conversation's status as an A2A task's state: the A2A door and its push notifications
+// name it the same way. A block has no state (the door answers 403), nor does an expiry.
+
+import type { ConversationStatus } from '../base/contract.ts';
+
+export type TaskState = 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_COMPLETED';
+
+/** open: the owner's turn (working); answered: the agent's turn (input required); closed: completed. */
+export function taskState(status: string): TaskState {
+  const states: Record<ConversationStatus, TaskState> = {
+    open: 'TASK_STATE_WORKING',
+    answered: 'TASK_STATE_INPUT_REQUIRED',
+    closed: 'TASK_STATE_COMPLETED',
+  };
+  return states[status as ConversationStatus];
+}

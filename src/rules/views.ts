@@ -1,0 +1,72 @@
+// What a client reads back about a conversation, the same through every door: the creation
+// result (the only answer that holds the credential), the Conversation record, the reply
+// signal, and the privacy statement.
+
+import type { Conversation } from '../store/store.ts';
+
+export const PRIVACY_STATEMENT =
+  'Your messages are private between you and the one human who runs this service. They are stored in a ' +
+  "SQLite file on the owner's own machine, never published, sold or used to train models, and read only by " +
+  'the owner, who answers by hand; no language model writes replies. Your access token is stored only as its ' +
+  'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
+  'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
+  'message text or credentials. For the fair daily limits your address is counted only as a keyed hash, ' +
+  'dropped after the UTC day. The owner may delete a conversation after its credential expires.';
+
+/** Where a conversation's messages and updates are read. */
+function links(baseUrl: string, id: string) {
+  const base = `${baseUrl}/api/v1/conversations/${id}`;
+  return { messages_url: `${base}/messages`, updates_url: `${base}/updates` };
+}
+
+/** The creation result, with the one-time credential. */
+export function creationResult(
+  opened: { conversation: Conversation; token: string },
+  baseUrl: string,
+  pollAfterSeconds: number,
+) {
+  const { conversation, token } = opened;
+  const { id, expires_at } = conversation;
+  return {
+    id,
+    access_token: token,
+    token_type: 'Bearer',
+    expires_at,
+    ...links(baseUrl, id),
+    privacy: PRIVACY_STATEMENT,
+    poll_after_seconds: pollAfterSeconds,
+  };
+}
+
+/** The Conversation record. */
+export function conversationRecord(conversation: Conversation, baseUrl: string, pollAfterSeconds: number) {
+  const { id, status, created_at, expires_at, last_seq, latest_owner_seq } = conversation;
+  const metadata = JSON.parse(conversation.metadata) as Record<string, string>;
+  // message_count: seq rises by one with every message, whoever wrote it
+  return {
+    id,
+    status,
+    created_at,
+    expires_at,
+    last_seq,
+    latest_owner_seq,
+    message_count: last_seq,
+    metadata,
+    metadata_verified: false,
+    ...links(baseUrl, id),
+    poll_after_seconds: pollAfterSeconds,
+  };
+}
+
+/** The reply signal: new_reply when the owner wrote after `after`. */
+export function updatesRecord(conversation: Conversation, after: number, pollAfterSeconds: number) {
+  const { id, status, last_seq, latest_owner_seq } = conversation;
+  return {
+    id,
+    status,
+    last_seq,
+    latest_owner_seq,
+    new_reply: latest_owner_seq > after,
+    poll_after_seconds: pollAfterSeconds,
+  };
+}

@@ -1,0 +1,105 @@
+// NOTIFY_COMMAND: tells the owner about each new client message by running a program
+// (no shell) with the details in its environment and the message text on stdin. It
+// never delays or fails the client's request; its failures are only logged.
+//
+// One run at a time, in the order the messages were stored: a burst of messages must not
+// start a burst of processes on a small machine, and a notifier that appends to a file
+// must not see its entries interleaved with another run's.
+
+import { spawn } from 'node:child_process';
+import type { Log } from '../base/log.ts';
+import { shown } from '../base/terminal.ts';
+import { isoTime } from '../base/time.ts';
+
+export interface NewClientMessage {
+  readonly conversationId: string;
+  readonly seq: number;
+  readonly agentName: string;
+  readonly message: string;
+}
+
+// A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
+const NOTIFY_TIMEOUT_MS = 30_000;
+// Waiting notifications, at most: more than a default day's 500 messages. Past this the
+// notifier cannot keep up, and the newest are dropped (and logged) rather than kept in memory.
+const MAX_WAITING_NOTIFICATIONS = 1000;
+
+/** The limits; tests lower them to see each one act without waiting 30 s or queueing a thousand messages. */
+const NOTIFIER_LIMITS = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
+
+export function createNotifier(
+  command: readonly string[] | null,
+  log: Log,
+  { maxWaiting, timeoutMs } = NOTIFIER_LIMITS,
+) {
+  const waiting: NewClientMessage[] = [];
+  let running = false;
+
+  const failed = (event: NewClientMessage, reason: string) =>
+    log({
+      time: isoTime(Date.now()),
+      level: 'error',
+      notify: 'failed',
+      conversation_id: event.conversationId,
+      seq: event.seq,
+      reason,
+    });
+
+  function runNext(): void {
+    const event = waiting.shift();
+    running = event !== undefined;
+    if (event === undefined) return;
+    let finished = false; // 'exit' may follow 'error': go on to the next run once
+    runNotifier(command as readonly string[], event, timeoutMs, (reason) => {
+      if (finished) return;
+      finished = true;
+      if (reason !== null) failed(event, reason);
+      runNext();
+    });
+  }
+
+  return (event: NewClientMessage): void => {
+    if (!command) return;
+    if (waiting.length >= maxWaiting) {
+      failed(event, `${maxWaiting} notifications are already waiting; this one was dropped`);
+      return;
+    }
+    waiting.push(event);
+    if (!running) runNext();
+  };
+}
+
+/** Runs the notifier for one message; `finish` hears why it failed, or null, at least once. */
+function runNotifier(
+  command: readonly string[],
+  event: NewClientMessage,
+  timeoutMs: number,
+  finish: (reason: string | null) => void,
+): void {
+  const [program, ...args] = command as [string, ...string[]];
+  const env = {
+    ...process.env,
+    CONVERSATION_ID: event.conversationId,
+    MESSAGE_SEQ: String(event.seq),
+    // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
+    AGENT_NAME: shown(event.agentName),
+  };
+  let child;
+  try {
+    child = spawn(program, args, {
+      env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+  } catch (err) {
+    finish((err as Error).message);
+    return;
+  }
+  child.on('error', (err) => finish(err.message));
+  child.on('exit', (code, signal) =>
+    finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
+  );
+  child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
+  child.stdin.end(event.message);
+}

@@ -1,0 +1,112 @@
+// Polls that wait for the owner: `GET …/updates?wait=S` (and check_updates' `wait`) is held
+// until the owner writes to the conversation (a reply, a close, a block) or S seconds pass.
+// The owner writes from another process, so while anyone waits a timer asks SQLite whether
+// anything was committed (PRAGMA data_version, and total_changes() for this connection's
+// own writes) a few times a second, and reads again only the conversations someone waits on.
+// A waiting poll costs no CPU and a small, bounded amount of memory; on shutdown every one
+// is answered at once.
+
+import type { Conversation, Store } from '../store/store.ts';
+
+const CHECK_EVERY_MS = 250; // the owner's write reaches a waiting agent within about a quarter second
+/**
+ * Polls held at once, at most. Each costs about 19 KiB while it waits, 13 of them Node's own
+ * for an open request (npm run bench measures it): 10,000 cost about 190 MiB. Past this a
+ * poll is answered at once, as a poll without wait.
+ */
+export const MAX_WAITING_POLLS = 10_000;
+
+interface Waiter {
+  readonly after: number;
+  readonly closed: boolean;
+  readonly blocked: number;
+  readonly done: (conversation: Conversation | undefined, ownerWrote: boolean) => void;
+}
+
+/** Whether the owner has written since a waiter began: a reply after `after`, a close or reopen, a block. */
+function ownerWrote(waiter: Waiter, now: Conversation | undefined): boolean {
+  if (now === undefined) return true; // purged
+  const closedNow = now.status === 'closed';
+  return now.latest_owner_seq > waiter.after || closedNow !== waiter.closed || now.blocked !== waiter.blocked;
+}
+
+export class ReplyWaits {
+  readonly #store: Store;
+  readonly #byConversation = new Map<string, Set<Waiter>>();
+  #count = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #seen = { changes: -1, version: -1 };
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Whether one more poll may wait. */
+  hasRoom(): boolean {
+    return this.#count < MAX_WAITING_POLLS;
+  }
+
+  /**
+   * Resolves when the owner writes to the conversation or `seconds` pass, with the
+   * conversation as it is then (undefined when it was purged) and whether the owner wrote.
+   * The caller asks hasRoom() first.
+   */
+  wait(conversation: Conversation, after: number, seconds: number, cancelled: AbortSignal) {
+    return new Promise<{ conversation: Conversation | undefined; ownerWrote: boolean }>((resolve) => {
+      const waiters = this.#byConversation.get(conversation.id) ?? new Set<Waiter>();
+      const finish = (now: Conversation | undefined, wrote: boolean) => {
+        clearTimeout(timeout);
+        cancelled.removeEventListener('abort', onAbort);
+        if (!waiters.delete(waiter)) return; // already answered
+        this.#count -= 1;
+        if (waiters.size === 0) this.#byConversation.delete(conversation.id);
+        if (this.#count === 0) this.#stopWatching();
+        resolve({ conversation: now, ownerWrote: wrote });
+      };
+      const closed = conversation.status === 'closed';
+      const waiter: Waiter = { after, closed, blocked: conversation.blocked, done: finish };
+      const timeout = setTimeout(() => finish(this.#store.conversationById(conversation.id), false), seconds * 1000);
+      const onAbort = () => finish(undefined, false); // the client went away: nobody to answer
+      cancelled.addEventListener('abort', onAbort);
+      waiters.add(waiter);
+      this.#byConversation.set(conversation.id, waiters);
+      this.#count += 1;
+      this.#startWatching();
+    });
+  }
+
+  /** Answers every waiting poll now, with the conversation as it is (on shutdown). */
+  answerAll(): void {
+    for (const [id, waiters] of this.#byConversation) {
+      const now = this.#store.conversationById(id);
+      for (const waiter of [...waiters]) waiter.done(now, false);
+    }
+  }
+
+  #startWatching(): void {
+    if (this.#timer !== null) return;
+    this.#seen = { changes: this.#store.totalChanges(), version: this.#store.dataVersion() };
+    this.#timer = setInterval(() => this.#check(), CHECK_EVERY_MS);
+    this.#timer.unref();
+  }
+
+  #stopWatching(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** When anything was committed, reads each conversation waited on once and answers those the owner wrote to. */
+  #check(): void {
+    const now = { changes: this.#store.totalChanges(), version: this.#store.dataVersion() };
+    if (now.changes === this.#seen.changes && now.version === this.#seen.version) return;
+    this.#seen = now;
+    for (const [id, waiters] of this.#byConversation) {
+      const conversation = this.#store.conversationById(id);
+      for (const waiter of [...waiters]) if (ownerWrote(waiter, conversation)) waiter.done(conversation, true);
+    }
+  }
+}

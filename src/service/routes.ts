@@ -1,0 +1,103 @@
+// The whole HTTP interface, one line a route: method + path → its policy → the guards a
+// request passes, outermost first, then its handler. HEAD is answered wherever GET is;
+// OPTIONS preflights, 404 and 405 come from the router.
+//
+// Policies (what every answer of the path gets, refusals included; http.ts applies them):
+//   PUBLIC        no Cache-Control of its own (cached answers say `public, no-cache`); any origin may read it
+//   PUBLIC_FREE   the same, and not counted by the per-address request limit (/health, for monitors)
+//   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
+//   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins
+//   A2A_RPC       as MCP, for /a2a; refusals answered as A2A JSON-RPC errors (A2A_HTTP: as HTTP+JSON ones)
+// A path no route has is PUBLIC, but under /a2a/ A2A_HTTP: the door answers its unknown paths itself.
+// Every route but /health takes from the per-address request limit (REQUEST_LIMIT_PER_MINUTE)
+// before anything about its path is decoded.
+//
+// Guards:
+//   query          a credential in the query is refused (400), then the query is parsed strictly
+//   bearer         the conversation credential, for the conversation in the path
+//   trustedOrigin  a foreign Origin or Host is refused (DNS rebinding)
+//   A2A            for the A2A door: trustedOrigin, then query
+// The limits on writes (openings per hour, the daily maximum and its shares) and the poll
+// interval are decided inside the rules, after validation and idempotency (quotas.ts).
+
+import { bearer, query, trustedOrigin } from '../http/guards.ts';
+import { getConversation, getUpdates, listMessages, openConversation, postMessage } from '../doors/rest/conversations.ts';
+import { contactInfo } from '../doors/rest/contact-info.ts';
+import { llmsTxt } from '../doors/web/llms-txt.ts';
+import { listingPage } from '../doors/web/listing-page.ts';
+import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';
+import { homePage, htmlPage } from '../doors/web/pages.ts';
+import { getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
+import type { Handler, Policy, Reply, RestContext } from '../http/request-handler.ts';
+import { mcp, mcpPreflight } from '../doors/mcp/endpoint.ts';
+import { metricsPage } from '../runtime/metrics.ts';
+import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';
+import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aMethod } from '../doors/a2a/bindings.ts';
+import { agentCardPage } from '../doors/a2a/card.ts';
+import type { Route } from '../http/router.ts';
+import type { Query } from '../rules/validate.ts';
+
+const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
+const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
+const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
+const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
+const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal };
+const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
+// The A2A door's guards, for both bindings: the Origin and Host, then the URL.
+type A2aHandler = (ctx: RestContext & { query: Query }) => Promise<Reply>;
+const A2A = (handler: A2aHandler) => trustedOrigin(A2A_DOOR, query(handler));
+// An HTTP+JSON route: A2A's guards, then the A2A method, with its params from the query or the body.
+const a2aRoute = (method: A2aMethod, params: 'query' | 'body') => A2A(a2aHttp(method, params));
+
+/** The policy of a path that no route below has (its answer is 404). */
+export const unroutedPolicy = (path: string): Policy => (path.startsWith('/a2a/') ? A2A_HTTP : PUBLIC);
+
+const route = (method: string, pattern: string, policy: Policy, handler: Handler): Route<Handler, Policy> => ({
+  method,
+  pattern,
+  policy,
+  handler,
+});
+
+// prettier-ignore
+export const routes: readonly Route<Handler, Policy>[] = [
+  route('GET',     '/api/v1/health',                     PUBLIC_FREE, query(health)),
+  route('GET',     '/api/v1/contact-info',               PUBLIC,      query(contactInfo)),
+  route('GET',     '/api/v1/openapi.json',               PUBLIC,      query(openApi)),
+  route('GET',     '/api/v1/directory',                  PUBLIC,      query(listDirectory(null))),
+  route('GET',     '/api/v1/communities',                PUBLIC,      query(listDirectory('community'))),
+  route('GET',     '/api/v1/tools',                      PUBLIC,      query(listDirectory('tool'))),
+  route('GET',     '/api/v1/directory/:slug',            PUBLIC,      query(getListing)),
+  route('POST',    '/api/v1/conversations',              PRIVATE,     query(openConversation)),
+  route('GET',     '/api/v1/conversations/:id',          PRIVATE,     query(bearer(getConversation))),
+  route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(listMessages))),
+  route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(postMessage))),
+  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     query(bearer(getUpdates))),
+  route('PUT',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(putWebhook))),
+  route('GET',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(getWebhook))),
+  route('DELETE',  '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(deleteWebhook))),
+  route('GET',     '/',                                  PUBLIC,      query(htmlPage(homePage))),
+  route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
+  route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),
+  route('GET',     '/metrics',                           PRIVATE,     query(metricsPage)),
+  route('POST',    '/mcp',                               MCP,         query(trustedOrigin(MCP_DOOR, mcp))),
+  route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
+  route('GET',     '/.well-known/agent-card.json',       PUBLIC,      query(agentCardPage)),
+  route('POST',    '/a2a',                               A2A_RPC,     A2A(a2aJsonRpc)),
+  route('POST',    '/a2a/message:send',                  A2A_HTTP,    a2aRoute('SendMessage', 'body')),
+  route('POST',    '/a2a/message:stream',                A2A_HTTP,    a2aRoute('SendStreamingMessage', 'body')),
+  route('GET',     '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute('SubscribeToTask', 'query')),
+  route('POST',    '/a2a/tasks/:id:subscribe',           A2A_HTTP,    a2aRoute('SubscribeToTask', 'body')),
+  route('POST',    '/a2a/tasks/:id:cancel',              A2A_HTTP,    a2aRoute('CancelTask', 'body')),
+  route('GET',     '/a2a/tasks/:id',                     A2A_HTTP,    a2aRoute('GetTask', 'query')),
+  route('GET',     '/a2a/tasks',                         A2A_HTTP,    a2aRoute('ListTasks', 'query')),
+  route('POST',    '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP,
+            a2aRoute('CreateTaskPushNotificationConfig', 'body')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs',     A2A_HTTP,
+            a2aRoute('ListTaskPushNotificationConfigs', 'query')),
+  route('GET',     '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP,
+            a2aRoute('GetTaskPushNotificationConfig', 'query')),
+  route('DELETE',  '/a2a/tasks/:taskId/pushNotificationConfigs/:id', A2A_HTTP,
+            a2aRoute('DeleteTaskPushNotificationConfig', 'query')),
+  route('GET',     '/a2a/extendedAgentCard',             A2A_HTTP,    a2aRoute('GetExtendedAgentCard', 'query')),
+];

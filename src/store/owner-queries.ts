@@ -1,0 +1,83 @@
+// The SQL that only the owner script runs: the inbox, every conversation for an export, client
+// messages since a time for `watch`, ids by prefix, and the conversations that name another one
+// (an agent that lost its credential opens a new conversation naming the old id).
+
+import type { DatabaseSync } from 'node:sqlite';
+import { CONVERSATION, type Conversation, type Message } from './rows.ts';
+
+export interface InboxRow extends Conversation {
+  readonly last_message_at: string;
+  readonly last_message: string;
+  readonly last_author: 'client' | 'owner';
+}
+export interface ClientMessage extends Message {
+  readonly conversation_id: string;
+  readonly metadata: string;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+function prepareStatements(db: DatabaseSync) {
+  const sql = (text: string) => db.prepare(text);
+  const inConversation = CONVERSATION.split(', ')
+    .map((column) => `c.${column}`)
+    .join(', ');
+  return {
+    inbox: sql(`SELECT ${inConversation},
+              m.created_at AS last_message_at, m.message AS last_message, m.author AS last_author
+       FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.seq = c.last_seq
+       WHERE ? OR c.status <> 'closed'
+       -- waiting for the owner first, the longest-waiting on top; then blocked ones; then the rest, newest first
+       ORDER BY c.status = 'open' AND c.blocked = 0 DESC, c.blocked DESC,
+                CASE WHEN c.status = 'open' THEN m.created_at END ASC, m.created_at DESC`),
+    allConversations: sql(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, id`),
+    idsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
+    exists: sql('SELECT 1 FROM conversations WHERE id = ?'),
+    clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
+       FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
+    // A scan of the client messages: the owner runs it for one `show`, never a request.
+    namedBy: sql(`SELECT DISTINCT conversation_id AS id FROM messages
+       WHERE author = 'client' AND conversation_id <> ?1 AND instr(lower(message), ?1) > 0
+       ORDER BY conversation_id LIMIT 20`),
+  };
+}
+
+export class OwnerQueries {
+  readonly #sql: ReturnType<typeof prepareStatements>;
+
+  constructor(db: DatabaseSync) {
+    this.#sql = prepareStatements(db);
+  }
+
+  /** Waiting conversations first, then blocked ones, then the rest; closed ones only with `includeClosed`. */
+  inbox(includeClosed: boolean): InboxRow[] {
+    return this.#sql.inbox.all(includeClosed ? 1 : 0) as unknown as InboxRow[];
+  }
+  allConversations(): Conversation[] {
+    return this.#sql.allConversations.all() as unknown as Conversation[];
+  }
+  /** Up to two ids starting with `prefix`: one means the prefix is unambiguous. */
+  conversationIdsByPrefix(prefix: string): string[] {
+    return (this.#sql.idsByPrefix.all(prefix) as { id: string }[]).map((row) => row.id);
+  }
+  /** Client messages stamped at or after `since`, oldest first, with their conversation's metadata. */
+  clientMessagesSince(since: string): ClientMessage[] {
+    return this.#sql.clientMessagesSince.all(since) as unknown as ClientMessage[];
+  }
+  /** Other conversations whose id the agent wrote in these messages (at most 20). */
+  conversationsNamedIn(conversationId: string, messages: readonly Message[]): string[] {
+    const named = new Set<string>();
+    for (const message of messages) {
+      if (message.author !== 'client') continue;
+      for (const [id] of message.message.toLowerCase().matchAll(UUID)) {
+        if (id !== conversationId && named.size < 20 && this.#sql.exists.get(id)) named.add(id);
+      }
+    }
+    return [...named];
+  }
+  /** Other conversations whose client messages name this one's id (at most 20). */
+  conversationsNaming(conversationId: string): string[] {
+    return (this.#sql.namedBy.all(conversationId) as { id: string }[]).map((row) => row.id);
+  }
+}
