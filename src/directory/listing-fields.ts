@@ -3,6 +3,8 @@
 
 export const KINDS = ['community', 'tool'];
 export const STATUSES = ['documented', 'unavailable', 'limited'];
+/** What `check_status` may say: never checked, every read answered as promised, or something did not. */
+export const CHECK_STATUSES = ['unchecked', 'passed', 'failed'] as const;
 
 /** The spec's main fields, always present, in the order they are served. */
 export const REQUIRED_FIELDS = [

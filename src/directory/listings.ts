@@ -2,8 +2,8 @@
 // canonical field order in which every listing is stored and served.
 
 import { readFileSync } from 'node:fs';
-import { CHECK_STATUSES } from './read-check.ts';
 import {
+  CHECK_STATUSES,
   DATE_FIELDS,
   DETAIL_MAX_CHARS,
   DETAIL_NAME_MAX_CHARS,

@@ -10,9 +10,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Listing } from './listings.ts';
 import { OutboundRefusal, sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 
-/** What `check_status` may say: never checked, every read answered as promised, or something did not. */
-export const CHECK_STATUSES = ['unchecked', 'passed', 'failed'] as const;
-
 // A query parameter that carries a key: api_key, apikey, key, token, access_token, auth, secret, …
 const KEY_LIKE_NAME =
   /^(api[_-]?key|key|token|auth|authorization|secret|password|session|signature|sig)$|[_-](key|token|secret)$/i;

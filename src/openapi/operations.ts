@@ -4,7 +4,8 @@
 
 import { LIMITS } from '../base/contract.ts';
 import { json, ref, STRING, UUID } from './schemas.ts';
-import { refusalsFor, type Scope } from '../refusals/refusal.ts';
+import type { Scope } from '../refusals/catalogue.ts';
+import { refusalsFor } from '../refusals/refusal.ts';
 
 /** The contract's error statuses, declared on every endpoint. */
 export const EVERY_ERROR = [400, 401, 403, 409, 410, 413, 415, 429, 500];

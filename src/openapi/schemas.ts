@@ -1,10 +1,10 @@
 // The OpenAPI document's component schemas, from the contract's constants and the Listing's
 // field lists; the MCP tools' output schemas are made from the same ones.
 
-import { CHECK_STATUSES } from '../directory/read-check.ts';
 import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, LIMITS, METADATA_KEYS } from '../base/contract.ts';
 import { EVENT_TYPES } from '../rules/push.ts';
 import {
+  CHECK_STATUSES,
   DATE_FIELDS,
   KINDS,
   OPTIONAL_FIELDS,

@@ -1,10 +1,29 @@
 // Every refusal the service gives, in one catalogue: its status, which operations can give
 // it (the OpenAPI document describes each status from here), when it is given, and the
 // message that tells the client what to fix, worded by each door in its own terms.
-// refusals.ts holds the mechanism: `throw refuse(reason, ...args)`.
+// refusal.ts holds the mechanism: `throw refuse(reason, ...args)`.
 
 import { KEY_RULE, LIMITS, METADATA_KEYS } from '../base/contract.ts';
-import type { Headers, Scope, Terms } from './refusal.ts';
+import type { Terms } from './terms.ts';
+
+export type Headers = Record<string, string>;
+
+/** Which operations can answer a refusal; `owner` ones reach only the owner script. */
+export type Scope =
+  | 'any'
+  | 'post'
+  | 'open'
+  | 'follow'
+  | 'bearer'
+  | 'list'
+  | 'listing'
+  | 'history'
+  | 'updates'
+  | 'webhook'
+  | 'a2a'
+  | 'page'
+  | 'mcp'
+  | 'owner';
 
 const retryAfter = (seconds: number): Headers => ({ 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
 const CHALLENGE = { 'www-authenticate': 'Bearer' };

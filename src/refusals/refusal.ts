@@ -2,54 +2,8 @@
 // catalogue (catalogue.ts); each door renders its message in its own terms (REST names
 // headers, MCP names tool arguments), and one function maps any thrown value to a refusal.
 
-import { CATALOGUE } from './catalogue.ts';
-
-export type Headers = Record<string, string>;
-
-/** How a door names what a client sends. */
-export const REST_TERMS = {
-  key: 'Idempotency-Key',
-  credential: 'exactly one header Authorization: Bearer <access_token>',
-  field: 'field',
-  param: 'query parameter',
-  body: 'request body',
-  id: 'conversation id in the path',
-  directory: 'GET /api/v1/directory',
-  token: 'access_token from the creation response',
-  pollField: 'poll_after_seconds',
-};
-export type Terms = typeof REST_TERMS;
-export const MCP_TERMS: Terms = {
-  key: 'idempotency_key',
-  credential: 'the access_token argument',
-  field: 'argument',
-  param: 'argument',
-  body: 'tool arguments',
-  id: 'argument `conversation_id`',
-  directory: 'search_directory',
-  token: 'access_token from the open_conversation result',
-  pollField: 'poll_after_seconds',
-};
-
-/** How the web pages name things to a person reading them in a browser. */
-export const PAGE_TERMS: Terms = { ...REST_TERMS, directory: 'The directory on the home page' };
-
-/** Which operations can answer a refusal; `owner` ones reach only the owner script. */
-export type Scope =
-  | 'any'
-  | 'post'
-  | 'open'
-  | 'follow'
-  | 'bearer'
-  | 'list'
-  | 'listing'
-  | 'history'
-  | 'updates'
-  | 'webhook'
-  | 'a2a'
-  | 'page'
-  | 'mcp'
-  | 'owner';
+import { CATALOGUE, type Headers, type Scope } from './catalogue.ts';
+import { REST_TERMS, type Terms } from './terms.ts';
 
 type Catalogue = typeof CATALOGUE;
 export type Reason = keyof Catalogue;

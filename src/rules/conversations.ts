@@ -7,7 +7,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { LIMITS } from '../base/contract.ts';
 import { recordEvent } from './push.ts';
-import type { CredentialCache } from '../runtime/credential-cache.ts';
 import type { PollClock, PollRequest } from './rates.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
 import { updatesRecord } from './views.ts';
@@ -28,6 +27,12 @@ export interface ClientWrite {
   readonly at: number;
   readonly quotas: Quotas;
   readonly address: string;
+}
+
+/** Where a credential's conversation is found: the store, or a cache of it (runtime/credential-cache.ts). */
+export interface CredentialLookup {
+  /** The conversation whose credential has this SHA-256 (hex), as the database holds it now. */
+  lookup(digest: string): Conversation | undefined;
 }
 
 /** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
@@ -174,7 +179,7 @@ function existing(store: Store, id: string): Conversation {
  * another conversation's id (403), a blocked conversation (403), an expired credential (410).
  */
 export function authenticate(
-  credentials: CredentialCache,
+  credentials: CredentialLookup,
   token: string | undefined,
   rawId: unknown,
   at: number,
@@ -188,11 +193,11 @@ export function authenticate(
  * The conversation a credential opens, whichever it is (A2A names no conversation in the
  * path): 401 for no or an unknown credential, 403 blocked, 410 expired.
  */
-export function authenticateHolder(credentials: CredentialCache, token: string | undefined, at: number): Conversation {
+export function authenticateHolder(credentials: CredentialLookup, token: string | undefined, at: number): Conversation {
   return usable(credentialOwner(credentials, token), at);
 }
 
-function credentialOwner(credentials: CredentialCache, token: string | undefined): Conversation {
+function credentialOwner(credentials: CredentialLookup, token: string | undefined): Conversation {
   if (!isCredentialShaped(token)) throw refuse('noCredential');
   const conversation = credentials.lookup(digestOf(token));
   if (!conversation) throw refuse('unknownCredential');

@@ -22,15 +22,14 @@
 
 import { bearer, query, trustedOrigin } from '../http/guards.ts';
 import { getConversation, getUpdates, listMessages, openConversation, postMessage } from '../doors/rest/conversations.ts';
-import { contactInfo } from '../doors/rest/contact-info.ts';
 import { llmsTxt } from '../doors/web/llms-txt.ts';
 import { listingPage } from '../doors/web/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';
 import { homePage, htmlPage } from '../doors/web/pages.ts';
-import { getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
+import { contactInfo, getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
 import type { Handler, Policy, Reply, RestContext } from '../http/request-handler.ts';
 import { mcp, mcpPreflight } from '../doors/mcp/endpoint.ts';
-import { metricsPage } from '../runtime/metrics.ts';
+import { metricsPage } from '../doors/rest/metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';
 import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aMethod } from '../doors/a2a/bindings.ts';
 import { agentCardPage } from '../doors/a2a/card.ts';

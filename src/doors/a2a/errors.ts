@@ -5,7 +5,8 @@
 
 import type { Reply } from '../../http/request-handler.ts';
 import type { RpcError } from '../jsonrpc.ts';
-import { asRefusal, type Reason, type Refusal, type Terms } from '../../refusals/refusal.ts';
+import { asRefusal, type Reason, type Refusal } from '../../refusals/refusal.ts';
+import type { Terms } from '../../refusals/terms.ts';
 
 /** How a door names what a client sends: A2A's fields, where REST names headers. */
 export const A2A_TERMS: Terms = {

@@ -12,7 +12,8 @@ import type { Reply, RestContext } from '../../http/request-handler.ts';
 import { doorPreflightHeaders, MCP_DOOR } from '../../http/origins.ts';
 import { readRpcRequest, rpcError, RpcError, rpcResult, shown, type RpcId, type RpcRequest } from '../jsonrpc.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
-import { instructions, TOOL_NAMES } from './tool-list.ts';
+import { TOOL_NAMES } from '../../guide/contact.ts';
+import { instructions } from './tool-list.ts';
 import { callTool, toolsOf } from './tools.ts';
 
 // A tools/call with the largest valid message, every character escaped as \uXXXX, fits.

@@ -4,22 +4,12 @@
 
 import type { RunningConfig } from '../../runtime/app.ts';
 import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, LIMITS, METADATA_KEYS } from '../../base/contract.ts';
+import type { ToolName } from '../../guide/contact.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { KINDS } from '../../directory/listing-fields.ts';
 import { SCHEMAS } from '../../openapi/schemas.ts';
 import type { Quotas } from '../../rules/quotas.ts';
 import { maxWaitSeconds } from '../../runtime/polls.ts';
-
-export const TOOL_NAMES = [
-  'search_directory',
-  'get_listing',
-  'open_conversation',
-  'send_message',
-  'check_updates',
-  'read_messages',
-  'get_conversation',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** What initialize and server/discover tell a model, in a few lines. */
 export function instructions(config: RunningConfig): string {

@@ -7,7 +7,8 @@ import type { App } from '../../runtime/app.ts';
 import { authenticate, readMessages } from '../../rules/conversations.ts';
 import { pollUpdates } from '../../runtime/polls.ts';
 import { conversationRecord } from '../../rules/views.ts';
-import { asRefusal, MCP_TERMS, refuse } from '../../refusals/refusal.ts';
+import { asRefusal, refuse } from '../../refusals/refusal.ts';
+import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
 import {
   fieldsOf,
@@ -22,7 +23,8 @@ import {
   updatesAfter,
   waitSeconds,
 } from '../../rules/validate.ts';
-import { mcpMaxWaitSeconds, SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList, type ToolName } from './tool-list.ts';
+import type { ToolName } from '../../guide/contact.ts';
+import { mcpMaxWaitSeconds, SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList } from './tool-list.ts';
 
 interface ToolContext {
   readonly app: App;

@@ -1,5 +1,6 @@
-// Public, read-only endpoints: health, the OpenAPI document and the directory.
+// Public, read-only endpoints: health, contact-info, the OpenAPI document and the directory.
 
+import { describeContact } from '../../guide/contact.ts';
 import { conditionalReply, type Handler, type Reply, type RestContext } from '../../http/request-handler.ts';
 import { openApiDocument } from '../../openapi/document.ts';
 import { refuse } from '../../refusals/refusal.ts';
@@ -18,6 +19,11 @@ export function health({ app }: RestContext): Reply {
       time: new Date(app.now()).toISOString(),
     },
   };
+}
+
+/** GET /api/v1/contact-info: how to reach the owner, every limit, the privacy statement. */
+export function contactInfo({ app }: RestContext): Reply {
+  return { status: 200, body: describeContact(app) };
 }
 
 /** GET /api/v1/directory, /communities, /tools: one handler per kind filter. */

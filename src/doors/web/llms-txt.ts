@@ -4,7 +4,7 @@ import { LIMITS } from '../../base/contract.ts';
 import type { Reply, RestContext } from '../../http/request-handler.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../../rules/views.ts';
-import { describeContact } from '../rest/contact-info.ts';
+import { describeContact } from '../../guide/contact.ts';
 
 export function llmsTxt({ app }: RestContext): Reply {
   const { config } = app;

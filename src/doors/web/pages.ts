@@ -5,12 +5,13 @@
 import { createHash } from 'node:crypto';
 import { etagOf } from '../../directory/snapshot.ts';
 import { conditionalReply, type Reply, type RestContext } from '../../http/request-handler.ts';
-import { asRefusal, PAGE_TERMS } from '../../refusals/refusal.ts';
+import { asRefusal } from '../../refusals/refusal.ts';
+import { PAGE_TERMS } from '../../refusals/terms.ts';
 import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../../rules/validate.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import type { Listing } from '../../directory/listings.ts';
 import { maxWaitSeconds } from '../../runtime/polls.ts';
-import { mcpClientConfig } from '../rest/contact-info.ts';
+import { mcpClientConfig } from '../../guide/contact.ts';
 
 export type PageContext = RestContext & { query: Query };
 

@@ -1,15 +1,25 @@
 // How an agent uses this service, described once and given three ways: GET /api/v1/contact-info
-// (JSON, here), /llms.txt (plain text, llms-txt.ts) and the web page's contact section. The
-// numbers in it are the ones the server enforces.
+// (JSON, doors/rest/public.ts), /llms.txt (plain text, doors/web/llms-txt.ts) and the web page's
+// contact section. The numbers in it are the ones the server enforces.
 
-import type { App, RunningConfig } from '../../runtime/app.ts';
-import { KEY_RULE, LIMITS } from '../../base/contract.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
-import { limitSentences } from '../../guide/limit-sentences.ts';
-import { TOOL_NAMES } from '../mcp/tool-list.ts';
-import { PRIVACY_STATEMENT } from '../../rules/views.ts';
-import { maxWaitSeconds } from '../../runtime/polls.ts';
-import { SERVICE_VERSION } from '../../base/version.ts';
+import type { App, RunningConfig } from '../runtime/app.ts';
+import { KEY_RULE, LIMITS } from '../base/contract.ts';
+import { limitSentences } from './limit-sentences.ts';
+import { PRIVACY_STATEMENT } from '../rules/views.ts';
+import { maxWaitSeconds } from '../runtime/polls.ts';
+import { SERVICE_VERSION } from '../base/version.ts';
+
+/** The MCP door's tools, by name (doors/mcp/tool-list.ts describes them). */
+export const TOOL_NAMES = [
+  'search_directory',
+  'get_listing',
+  'open_conversation',
+  'send_message',
+  'check_updates',
+  'read_messages',
+  'get_conversation',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
 
 const NO_PROMISE = 'There is no promised reply time: the owner answers when they can.';
 
@@ -123,9 +133,4 @@ export function describeContact(app: App) {
       web: `${config.publicBaseUrl}/`,
     },
   };
-}
-
-/** GET /api/v1/contact-info */
-export function contactInfo({ app }: RestContext): Reply {
-  return { status: 200, body: describeContact(app) };
 }
