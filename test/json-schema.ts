@@ -1,4 +1,4 @@
-// A small checker for the subset of JSON Schema (2020-12) that src/openapi.ts uses:
+// A small checker for the subset of JSON Schema (2020-12) that src/openapi/ uses:
 // $ref, type (with null), const, enum, oneOf, properties, required,
 // additionalProperties, items, minimum/maximum, minLength/maxLength, pattern, format.
 

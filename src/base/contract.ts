@@ -1,8 +1,12 @@
 // The contract's constants, spelled once: the validators, the rules, the OpenAPI document,
 // the MCP schemas and the guides all read them from here.
 
-/** Fixed sizes and ranges of the interface. */
-export const LIMITS = Object.freeze({
+/**
+ * The bounds of the interface: fixed sizes, ranges and lifetimes of what a client sends and gets.
+ * (Words: a bound is fixed here; a quota is counted and stored per day; a rate is counted in
+ * memory; "limits" is what the contract and the guides call all of them together.)
+ */
+export const BOUNDS = Object.freeze({
   bodyBytes: 16384,
   messageMaxChars: 8000,
   metadataValueMaxChars: 500,
@@ -21,7 +25,7 @@ export const LIMITS = Object.freeze({
 
 /** A credential: 64 lowercase hex characters (32 random bytes). */
 export const CREDENTIAL_PATTERN = '^[0-9a-f]{64}$';
-/** An Idempotency-Key's characters; its length is in LIMITS. */
+/** An Idempotency-Key's characters; its length is in BOUNDS. */
 export const KEY_PATTERN = '^[A-Za-z0-9_.:-]+$';
 /** A conversation id. */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -38,4 +42,4 @@ export type Author = (typeof AUTHORS)[number];
 
 /** An Idempotency-Key's rule in words, as every message and description says it. */
 export const KEY_RULE =
-  `${LIMITS.idempotencyKeyMinLength} to ${LIMITS.idempotencyKeyMaxLength} characters of A-Z a-z 0-9 _ . : -`;
+  `${BOUNDS.idempotencyKeyMinLength} to ${BOUNDS.idempotencyKeyMaxLength} characters of A-Z a-z 0-9 _ . : -`;

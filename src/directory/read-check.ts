@@ -4,7 +4,7 @@
 // asked for). Polite by design: a User-Agent naming this service and its owner's contact page, a
 // few hosts at once and one request at a time per host, a time-out on each request, a short
 // Retry-After waited out once, never a write, a cookie or a credential. Every request passes the
-// outbound guard (outbound.ts), like webhooks: no listing file can make it reach a private address.
+// outbound guard (outbound/guard.ts), like webhooks: no listing file can make it reach a private address.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Listing } from './listings.ts';

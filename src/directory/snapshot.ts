@@ -2,7 +2,7 @@
 // Searching in JS gives the Unicode-aware case folding the contract asks for (SQLite's
 // lower() and LIKE fold ASCII only) and makes `%` and `_` in `q` literal for free.
 // The snapshot is rebuilt when another connection (the owner script) has committed
-// (commits.ts), so listing changes show on the next request. Answers are kept
+// (store/other-commits.ts), so listing changes show on the next request. Answers are kept
 // as ready bytes with their ETag per query until then, within a byte budget: the directory
 // is read far more than it changes.
 

@@ -3,7 +3,7 @@
 // without an answer; every refusal is a JSON-RPC error with the HTTP status the door gives
 // it. Values a client sent are echoed only through `shown`, which never recurses into them.
 
-import type { RestContext } from '../http/request-handler.ts';
+import type { RequestContext } from '../http/request-handler.ts';
 import { Refusal } from '../refusals/refusal.ts';
 
 export type RpcId = string | number;
@@ -43,7 +43,7 @@ export function shown(value: unknown, max = 60): string {
 
 /** The request in the body, or null for a notification or a response; -32700 and -32600 otherwise. */
 export async function readRpcRequest(
-  ctx: RestContext,
+  ctx: RequestContext,
   maxBytes: number,
   mediaTypes: readonly string[] = ['application/json'],
 ): Promise<RpcRequest | null> {

@@ -3,7 +3,7 @@
 // contact section. The numbers in it are the ones the server enforces.
 
 import type { App, RunningConfig } from '../runtime/app.ts';
-import { KEY_RULE, LIMITS } from '../base/contract.ts';
+import { KEY_RULE, BOUNDS } from '../base/contract.ts';
 import { limitSentences } from './limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../rules/views.ts';
 import { maxWaitSeconds } from '../runtime/polls.ts';
@@ -65,13 +65,13 @@ function protocolSteps(config: RunningConfig): string[] {
 function limitNumbers(app: App) {
   const { config, quotas } = app;
   return {
-    json_body_max_bytes: LIMITS.bodyBytes,
+    json_body_max_bytes: BOUNDS.bodyBytes,
     message_min_chars: 1,
-    message_max_chars: LIMITS.messageMaxChars,
-    metadata_value_max_chars: LIMITS.metadataValueMaxChars,
-    idempotency_key_min_length: LIMITS.idempotencyKeyMinLength,
-    idempotency_key_max_length: LIMITS.idempotencyKeyMaxLength,
-    credential_lifetime_days: LIMITS.credentialLifetimeDays,
+    message_max_chars: BOUNDS.messageMaxChars,
+    metadata_value_max_chars: BOUNDS.metadataValueMaxChars,
+    idempotency_key_min_length: BOUNDS.idempotencyKeyMinLength,
+    idempotency_key_max_length: BOUNDS.idempotencyKeyMaxLength,
+    credential_lifetime_days: BOUNDS.credentialLifetimeDays,
     daily_message_maximum: quotas.dailyMaximum,
     daily_conversation_share: quotas.conversationShare,
     daily_address_share: quotas.addressShare,
@@ -80,12 +80,12 @@ function limitNumbers(app: App) {
     updates_wait_max_seconds: maxWaitSeconds(config.pollIntervalSeconds),
     openings_per_address_per_hour: config.createLimitPerHour,
     requests_per_address_per_minute: config.requestLimitPerMinute,
-    directory_q_max_chars: LIMITS.qMaxChars,
-    directory_limit_default: LIMITS.directoryLimitDefault,
-    directory_limit_max: LIMITS.directoryLimitMax,
-    directory_offset_max: LIMITS.directoryOffsetMax,
-    history_limit_default: LIMITS.historyLimitDefault,
-    history_limit_max: LIMITS.historyLimitMax,
+    directory_q_max_chars: BOUNDS.qMaxChars,
+    directory_limit_default: BOUNDS.directoryLimitDefault,
+    directory_limit_max: BOUNDS.directoryLimitMax,
+    directory_offset_max: BOUNDS.directoryOffsetMax,
+    history_limit_default: BOUNDS.historyLimitDefault,
+    history_limit_max: BOUNDS.historyLimitMax,
   };
 }
 

@@ -3,7 +3,7 @@
 // the limits on writes are decided inside the rules (quotas.ts), where the write is.
 
 import { authenticate } from '../rules/conversations.ts';
-import type { RestContext } from './request-handler.ts';
+import type { RequestContext } from './request-handler.ts';
 import { checkOrigin, type Door } from './origins.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Conversation } from '../store/store.ts';
@@ -21,7 +21,7 @@ const HEX_RUN = /[0-9a-f]{64,}/gi;
  * error can repeat it), then parses the query strictly: a repeated or badly encoded
  * parameter is refused.
  */
-export function query<C extends RestContext, R>(handler: (ctx: C & { query: Query }) => R): (ctx: C) => R {
+export function query<C extends RequestContext, R>(handler: (ctx: C & { query: Query }) => R): (ctx: C) => R {
   return (ctx) => {
     if (holdsCredential(ctx.rawQuery)) throw refuse('credentialInUrl');
     return handler({ ...ctx, query: parseQuery(ctx.rawQuery) });
@@ -50,7 +50,7 @@ function hasCredentialLikeRun(text: string): boolean {
 }
 
 /** The conversation credential, from exactly one `Authorization: Bearer` header, for the path's id. */
-export function bearer<C extends RestContext, R>(
+export function bearer<C extends RequestContext, R>(
   handler: (ctx: C & { conversation: Conversation }) => R,
 ): (ctx: C) => R {
   return (ctx) => {
@@ -71,7 +71,7 @@ export function bearerCredential(rawHeaders: readonly string[]): string | undefi
 }
 
 /** A protocol door's guard against DNS rebinding: a foreign Origin or Host gets 403. */
-export function trustedOrigin<C extends RestContext, R>(door: Door, handler: (ctx: C) => R): (ctx: C) => R {
+export function trustedOrigin<C extends RequestContext, R>(door: Door, handler: (ctx: C) => R): (ctx: C) => R {
   return (ctx) => {
     checkOrigin(ctx.app.config, door, ctx.req);
     return handler(ctx);

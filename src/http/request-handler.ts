@@ -15,7 +15,7 @@ import { senderOf } from '../rules/senders.ts';
 import { malformedHttp } from './server.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
-export interface RestContext {
+export interface RequestContext {
   readonly app: App;
   readonly req: IncomingMessage;
   readonly rawQuery: string;
@@ -40,7 +40,7 @@ export interface Reply {
 }
 
 /** A handler answers with a reply or throws the refusal. */
-export type Handler = (ctx: RestContext) => Reply | Promise<Reply>;
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 
 /** What applies to every answer of a path, success or refusal; each route's line in routes.ts shows it. */
 export interface Policy {
@@ -162,7 +162,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     ex.policy = match.policy;
   }
   if (ex.policy.requestLimit) {
-    const wait = ex.app.limits.requests.take(senderOf(ex.clientAddress), ex.app.now());
+    const wait = ex.app.rates.requests.take(senderOf(ex.clientAddress), ex.app.now());
     if (wait > 0) throw refuse('tooManyRequests', wait);
   }
   const malformed = malformedHttp(ex.req);

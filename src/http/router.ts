@@ -6,7 +6,7 @@
 export interface Route<H, P> {
   readonly method: string;
   readonly pattern: string;
-  /** what applies to every answer of this path: caching and CORS (http.ts) */
+  /** what applies to every answer of this path: caching and CORS (request-handler.ts) */
   readonly policy: P;
   readonly handler: H;
 }

@@ -28,7 +28,7 @@ export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): ht
     keepAliveTimeout,
     connectionsCheckingInterval,
     maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false, // refused by the service instead, with its error body (http.ts)
+    requireHostHeader: false, // refused by the service instead, with its error body (request-handler.ts)
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerUnparsed(err, socket));
   server.on('connect', (_req: IncomingMessage, socket: Socket) =>
@@ -36,7 +36,7 @@ export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): ht
   );
   // Without this listener Node sends 100 Continue by itself; body.ts sends it once the body is wanted.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
-  // Any other Expect: Node would answer a bare 417; the service refuses it with its error body (http.ts).
+  // Any other Expect: Node would answer a bare 417; the service refuses it with its error body (request-handler.ts).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   return server;
 }
@@ -83,7 +83,7 @@ function answerRaw(socket: Socket, refusal: Refusal): void {
 }
 
 /**
- * What Node lets through for the service to refuse with its error body (http.ts asks, after the
+ * What Node lets through for the service to refuse with its error body (request-handler.ts asks, after the
  * request limit): a missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other
  * than 100-continue.
  */

@@ -2,7 +2,7 @@
 // (with its wait), the webhook registration, and the webhook events themselves.
 
 import { json, ref } from './schemas.ts';
-import { LIMITS } from '../base/contract.ts';
+import { BOUNDS } from '../base/contract.ts';
 import { after, EVERY_ERROR, id, integerParameter, key, operation } from './operations.ts';
 
 export const CONVERSATION_PATHS = {
@@ -41,12 +41,12 @@ export const CONVERSATION_PATHS = {
       parameters: [
         id,
         after('The last seq already read; 0 initially.'),
-        integerParameter('limit', 1, LIMITS.historyLimitMax, LIMITS.historyLimitDefault),
+        integerParameter('limit', 1, BOUNDS.historyLimitMax, BOUNDS.historyLimitDefault),
       ],
       ok: {
         '200': {
           description:
-            `Messages with seq > after, ascending: at most limit, and at most ${LIMITS.pageTextBytes / 1024} KiB of ` +
+            `Messages with seq > after, ascending: at most limit, and at most ${BOUNDS.pageTextBytes / 1024} KiB of ` +
             'message text (a page of long messages stops early with has_more true; read on from next_after).',
           content: json(ref('History')),
         },

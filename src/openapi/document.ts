@@ -1,10 +1,10 @@
 // The OpenAPI 3.1 description of everything the router serves, written by hand as data. Each
 // error status is described from the refusal catalogue for the operations that can give it.
-// test/openapi.test.ts proves it lists exactly the router's operations and that real answers
+// test/openapi/openapi.test.ts proves it lists exactly the router's operations and that real answers
 // match its schemas.
 
 import type { RunningConfig } from '../runtime/app.ts';
-import { KEY_PATTERN, LIMITS } from '../base/contract.ts';
+import { KEY_PATTERN, BOUNDS } from '../base/contract.ts';
 import { limitSentences } from '../guide/limit-sentences.ts';
 import { KINDS } from '../directory/listing-fields.ts';
 import { CONVERSATION_PATHS, WEBHOOK_EVENTS } from './conversations.ts';
@@ -195,8 +195,8 @@ export const OPENAPI_DOCUMENT = {
           'A new key for each operation; reuse it only for an identical retry. The quoted form "key" is accepted.',
         schema: {
           type: 'string',
-          minLength: LIMITS.idempotencyKeyMinLength,
-          maxLength: LIMITS.idempotencyKeyMaxLength,
+          minLength: BOUNDS.idempotencyKeyMinLength,
+          maxLength: BOUNDS.idempotencyKeyMaxLength,
           pattern: KEY_PATTERN,
         },
       },

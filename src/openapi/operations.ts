@@ -2,7 +2,7 @@
 // described from the refusal catalogue for the refusals it can give, and the parameters
 // several operations share.
 
-import { LIMITS } from '../base/contract.ts';
+import { BOUNDS } from '../base/contract.ts';
 import { json, ref, STRING, UUID } from './schemas.ts';
 import type { Scope } from '../refusals/catalogue.ts';
 import { refusalsFor } from '../refusals/refusal.ts';
@@ -79,11 +79,11 @@ export const listQuery = [
     description:
       'Words separated by white space; a listing matches when each word is a case-insensitive substring of its ' +
       'name, slug, description, category or tags; `%` and `_` are literal.',
-    schema: { type: 'string', maxLength: LIMITS.qMaxChars },
+    schema: { type: 'string', maxLength: BOUNDS.qMaxChars },
   },
   { name: 'category', in: 'query', description: 'Exact, case-insensitive category.', schema: STRING },
-  integerParameter('limit', 1, LIMITS.directoryLimitMax, LIMITS.directoryLimitDefault),
-  integerParameter('offset', 0, LIMITS.directoryOffsetMax, 0),
+  integerParameter('limit', 1, BOUNDS.directoryLimitMax, BOUNDS.directoryLimitDefault),
+  integerParameter('offset', 0, BOUNDS.directoryOffsetMax, 0),
 ];
 export const slug = { name: 'slug', in: 'path', required: true, schema: STRING };
 export const id = { name: 'id', in: 'path', required: true, schema: UUID };

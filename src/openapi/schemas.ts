@@ -1,7 +1,7 @@
 // The OpenAPI document's component schemas, from the contract's constants and the Listing's
 // field lists; the MCP tools' output schemas are made from the same ones.
 
-import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, LIMITS, METADATA_KEYS } from '../base/contract.ts';
+import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, BOUNDS, METADATA_KEYS } from '../base/contract.ts';
 import { EVENT_TYPES } from '../rules/push.ts';
 import {
   CHECK_STATUSES,
@@ -78,7 +78,7 @@ function listingSchema() {
 
 const metadataValue = {
   type: 'string',
-  maxLength: LIMITS.metadataValueMaxChars,
+  maxLength: BOUNDS.metadataValueMaxChars,
   description: 'Plain text: no control characters.',
 };
 const metadata = {
@@ -86,7 +86,7 @@ const metadata = {
   description: 'Self-declared and unverified.',
 };
 const messageText = {
-  ...text(LIMITS.messageMaxChars),
+  ...text(BOUNDS.messageMaxChars),
   description: 'No control characters but tab, line feed and carriage return.',
 };
 const links = { messages_url: URI, updates_url: URI, poll_after_seconds: INTEGER };
@@ -108,8 +108,8 @@ export const SCHEMAS = {
   ListingPage: object(['items', 'total', 'limit', 'offset', 'next_offset'], {
     items: { type: 'array', items: ref('Listing') },
     total: { type: 'integer', minimum: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: LIMITS.directoryLimitMax },
-    offset: { type: 'integer', minimum: 0, maximum: LIMITS.directoryOffsetMax },
+    limit: { type: 'integer', minimum: 1, maximum: BOUNDS.directoryLimitMax },
+    offset: { type: 'integer', minimum: 0, maximum: BOUNDS.directoryOffsetMax },
     next_offset: { type: ['integer', 'null'] },
     categories: {
       type: 'array',

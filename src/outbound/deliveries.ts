@@ -3,7 +3,7 @@
 // after a 2xx; until then it is tried again on a growing back-off, and given up (and
 // recorded) a day after it was written. Events written while the server was down, or by
 // the owner script, are found by the next tick; a server killed mid-delivery sends again.
-// Every request passes the outbound guard (outbound.ts).
+// Every request passes the outbound guard (guard.ts).
 
 import { createHmac } from 'node:crypto';
 import type { Log } from '../base/log.ts';

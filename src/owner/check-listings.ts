@@ -1,4 +1,4 @@
-// `listings check [slug …] [--json] [--timeout S]`: the live read check (listing-check.ts), run by
+// `listings check [slug …] [--json] [--timeout S]`: the live read check (directory/read-check.ts), run by
 // the owner or a weekly timer. Each listing's outcome is recorded on the listing itself, so the
 // API and the listing's page show it; the owner gets a table, or a report with --json.
 

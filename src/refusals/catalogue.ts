@@ -3,7 +3,7 @@
 // message that tells the client what to fix, worded by each door in its own terms.
 // refusal.ts holds the mechanism: `throw refuse(reason, ...args)`.
 
-import { KEY_RULE, LIMITS, METADATA_KEYS } from '../base/contract.ts';
+import { KEY_RULE, BOUNDS, METADATA_KEYS } from '../base/contract.ts';
 import type { Terms } from './terms.ts';
 
 export type Headers = Record<string, string>;
@@ -140,7 +140,7 @@ export const CATALOGUE = {
   ),
   keyLength: entry(400, ['post', 'mcp'], 'The Idempotency-Key is not 8 to 128 characters long.',
     (t: Terms, length: number) =>
-      `The ${t.key} must be ${LIMITS.idempotencyKeyMinLength} to ${LIMITS.idempotencyKeyMaxLength} characters long, ` +
+      `The ${t.key} must be ${BOUNDS.idempotencyKeyMinLength} to ${BOUNDS.idempotencyKeyMaxLength} characters long, ` +
       `got ${length}.`,
   ),
   keyCharacters: entry(400, ['post', 'mcp'], 'The Idempotency-Key has characters other than A-Z a-z 0-9 _ . : -.',

@@ -5,11 +5,11 @@
 // Nothing here knows HTTP.
 
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import { LIMITS } from '../base/contract.ts';
-import { recordEvent } from './push.ts';
+import { BOUNDS } from '../base/contract.ts';
+import { writePushEvents } from './push.ts';
 import type { PollClock, PollRequest } from './rates.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
-import { updatesRecord } from './views.ts';
+import { updatesResult } from './views.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
@@ -76,7 +76,7 @@ export function openConversation(
       blocked: 0,
       metadata: JSON.stringify(opening.metadata),
       created_at: createdAt,
-      expires_at: isoDaysLater(write.at, LIMITS.credentialLifetimeDays),
+      expires_at: isoDaysLater(write.at, BOUNDS.credentialLifetimeDays),
       last_seq: 1,
       latest_owner_seq: 0,
       changed_at: createdAt,
@@ -128,7 +128,7 @@ export function ownerReply(
     if (conversation.status === 'closed') throw refuse('replyToClosed', id);
     countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
     const message = append(store, conversation, 'owner', text, when.at, null);
-    recordEvent(store, id, 'conversation.replied', when.at);
+    writePushEvents(store, id, 'conversation.replied', when.at);
     return message;
   });
 }
@@ -138,7 +138,7 @@ export function close(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
     if (existing(store, id).status === 'closed') throw refuse('alreadyClosed', id);
     store.setStatus(id, 'closed', isoTime(at));
-    recordEvent(store, id, 'conversation.closed', at);
+    writePushEvents(store, id, 'conversation.closed', at);
   });
 }
 
@@ -149,7 +149,7 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
     if (conversation.status !== 'closed') throw refuse('notClosed', id);
     const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
     store.setStatus(id, ownerWroteLast ? 'answered' : 'open', isoTime(at));
-    recordEvent(store, id, 'conversation.reopened', at);
+    writePushEvents(store, id, 'conversation.reopened', at);
   });
 }
 
@@ -193,7 +193,7 @@ export function authenticate(
  * The conversation a credential opens, whichever it is (A2A names no conversation in the
  * path): 401 for no or an unknown credential, 403 blocked, 410 expired.
  */
-export function authenticateHolder(credentials: CredentialLookup, token: string | undefined, at: number): Conversation {
+export function conversationOfCredential(credentials: CredentialLookup, token: string | undefined, at: number): Conversation {
   return usable(credentialOwner(credentials, token), at);
 }
 
@@ -218,7 +218,7 @@ export function readMessages(store: Store, conversation: Conversation, range: { 
 }
 
 /**
- * The messages that fit in LIMITS.pageTextBytes, kept from the oldest on (a page) or the newest
+ * The messages that fit in BOUNDS.pageTextBytes, kept from the oldest on (a page) or the newest
  * back (a window). A page of 100 messages of 8000 emoji is 3.2 MB (twice that through MCP, which
  * sends a result twice), and building it holds the server for every other client: a page stops
  * before the message that would pass the limit, and says there is more. Its first message always
@@ -230,7 +230,7 @@ export function withinTextBudget<M extends { message: string }>(messages: M[], k
   let count = 0;
   for (const message of ordered) {
     bytes += Buffer.byteLength(message.message);
-    if (count > 0 && bytes > LIMITS.pageTextBytes) break;
+    if (count > 0 && bytes > BOUNDS.pageTextBytes) break;
     count++;
   }
   return keep === 'oldest' ? messages.slice(0, count) : messages.slice(messages.length - count);
@@ -239,7 +239,7 @@ export function withinTextBudget<M extends { message: string }>(messages: M[], k
 /**
  * The reply signal, once per poll interval per conversation whichever door asks: the poll
  * is judged and recorded in one step, after `after` and `wait` were validated. A poll that
- * will wait is recorded as such (limits.ts says what waiting costs of the interval).
+ * will wait is recorded as such (rates.ts says what waiting costs of the interval).
  */
 export function checkUpdates(
   conversation: Conversation,
@@ -248,7 +248,7 @@ export function checkUpdates(
 ) {
   const wait = poll.clock.take(conversation.id, poll.at, poll.request);
   if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
-  return updatesRecord(conversation, after, poll.intervalSeconds);
+  return updatesResult(conversation, after, poll.intervalSeconds);
 }
 
 /** Whether a poll has something to say at once: an owner message after `after`, or a close. */

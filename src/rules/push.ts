@@ -33,7 +33,7 @@ export interface ThinEvent {
 }
 
 /** Writes one event per target of the conversation, as it is after the owner's write. */
-export function recordEvent(store: Store, conversationId: string, type: EventType, at: number): void {
+export function writePushEvents(store: Store, conversationId: string, type: EventType, at: number): void {
   const targets = store.outbox.targets(conversationId);
   if (targets.length === 0) return;
   const conversation = store.conversationById(conversationId) as Conversation;

@@ -52,7 +52,7 @@ export function addressKey(secret: string, address: string): string {
 
 /** Starts a new day's counts: the first message of a UTC day drops every earlier day's. */
 function openDay(store: Store, day: string): void {
-  if (store.usage.count(day, 'all') === 0) store.usage.dropBefore(day);
+  if (store.quotaCounts.count(day, 'all') === 0) store.quotaCounts.dropBefore(day);
 }
 
 /**
@@ -72,53 +72,53 @@ export function countClientMessage(
   if (quotas.dailyMaximum > 0) {
     const wait = secondsUntilNextUtcDay(at);
     const clientRoom = quotas.dailyMaximum - quotas.ownerReserve;
-    if (store.usage.count(day, 'all') >= clientRoom) {
+    if (store.quotaCounts.count(day, 'all') >= clientRoom) {
       throw refuse('dailyMaximum', quotas.dailyMaximum, quotas.ownerReserve, wait);
     }
-    if (quotas.conversationShare > 0 && store.usage.count(day, conversation) >= quotas.conversationShare) {
+    if (quotas.conversationShare > 0 && store.quotaCounts.count(day, conversation) >= quotas.conversationShare) {
       throw refuse('conversationShare', quotas.conversationShare, wait);
     }
-    if (quotas.addressShare > 0 && store.usage.count(day, address) >= quotas.addressShare) {
+    if (quotas.addressShare > 0 && store.quotaCounts.count(day, address) >= quotas.addressShare) {
       throw refuse('addressShare', quotas.addressShare, wait);
     }
   }
-  for (const counted of ['all', conversation, address] as const) store.usage.add(day, counted);
+  for (const counted of ['all', conversation, address] as const) store.quotaCounts.add(day, counted);
 }
 
 /** Judges and records one opening against the address's openings of the last hour. */
 export function countOpening(store: Store, quotas: Quotas, at: number, address: string): void {
   if (quotas.openingsPerHour === 0) return;
-  const { count, oldest } = store.usage.openings(address, at - HOUR_MS);
+  const { count, oldest } = store.quotaCounts.openings(address, at - HOUR_MS);
   if (count >= quotas.openingsPerHour) {
     throw refuse('tooManyOpenings', quotas.openingsPerHour, ((oldest as number) + HOUR_MS - at) / 1000);
   }
-  store.usage.dropOpeningsBefore(at - HOUR_MS);
-  store.usage.recordOpening(address, at);
+  store.quotaCounts.dropOpeningsBefore(at - HOUR_MS);
+  store.quotaCounts.recordOpening(address, at);
 }
 
 /** Judges and counts one owner reply: the owner may use the whole maximum; `force` passes it. */
 export function countOwnerReply(store: Store, dailyMaximum: number, at: number, force: boolean): void {
   const day = utcDay(at);
   openDay(store, day);
-  if (!force && dailyMaximum > 0 && store.usage.count(day, 'all') >= dailyMaximum) {
+  if (!force && dailyMaximum > 0 && store.quotaCounts.count(day, 'all') >= dailyMaximum) {
     throw refuse('ownerDailyMaximum', dailyMaximum);
   }
-  store.usage.add(day, 'all');
-  store.usage.add(day, 'owner');
+  store.quotaCounts.add(day, 'all');
+  store.quotaCounts.add(day, 'owner');
 }
 
 /** How much of the day each limit has used, for the owner's `stats`. */
 export function usageOf(store: Store, at: number) {
   const day = utcDay(at);
-  const conversation = store.usage.busiest(day, 'conversation');
+  const conversation = store.quotaCounts.busiest(day, 'conversation');
   return {
     day,
-    messages: store.usage.count(day, 'all'),
-    ownerReplies: store.usage.count(day, 'owner'),
+    messages: store.quotaCounts.count(day, 'all'),
+    ownerReplies: store.quotaCounts.count(day, 'owner'),
     busiestConversation: {
       id: conversation?.sender.replace(/^conversation:/, '') ?? null,
       count: conversation?.count ?? 0,
     },
-    busiestAddress: { count: store.usage.busiest(day, 'address')?.count ?? 0 },
+    busiestAddress: { count: store.quotaCounts.busiest(day, 'address')?.count ?? 0 },
   };
 }

@@ -1,17 +1,18 @@
-// Per-client limiters kept in memory: the request rate per address, and the poll clock per
-// conversation. They protect the service, not the data: a restart that forgets them costs
-// one extra accepted request, against a disk write per request. Each judges and records in
-// one synchronous step (`take`), answering with the seconds to wait, or 0 when the request
-// may go ahead, and each holds at most a stated number of entries, whatever clients send.
+// Rates: what is counted per client in memory, never stored: the request rate per address (a
+// token bucket) and the poll clock per conversation. (Quotas, stored per UTC day, are in
+// quotas.ts.) They protect the service, not the data: a restart that forgets them costs one
+// extra accepted request, against a disk write per request. Each judges and records in one
+// synchronous step (`take`), answering with the seconds to wait, or 0 when the request may go
+// ahead, and each holds at most a stated number of entries, whatever clients send.
 
 const MINUTE_MS = 60_000;
 
 /**
- * Entries a limiter holds at most: about 100 bytes each, so 100,000 cost about 10 MiB. Past
+ * Entries each rate holds at most: about 100 bytes each, so 100,000 cost about 10 MiB. Past
  * this, idle entries are swept, and if none is idle the oldest is forgotten (that client is
  * then treated as new: a flood from more addresses than this is a matter for a firewall).
  */
-export const MAX_LIMITER_ENTRIES = 100_000;
+export const MAX_RATE_ENTRIES = 100_000;
 
 /** Keeps a Map under `max` entries: sweep what `idle` says is idle, else drop the oldest. */
 function makeRoom<V>(entries: Map<string, V>, max: number, idle: (value: V) => boolean): void {
@@ -21,7 +22,7 @@ function makeRoom<V>(entries: Map<string, V>, max: number, idle: (value: V) => b
 }
 
 /** A token bucket per address: `capacity` requests, refilled continuously over one minute. */
-export function createRequestLimiter(capacity: number, maxEntries = MAX_LIMITER_ENTRIES) {
+export function createRequestBuckets(capacity: number, maxEntries = MAX_RATE_ENTRIES) {
   const buckets = new Map<string, { tokens: number; updatedAt: number }>();
   const refillPerMs = capacity / MINUTE_MS;
   const refilled = (bucket: { tokens: number; updatedAt: number }, now: number) =>
@@ -85,7 +86,7 @@ const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, news: null };
  * that ends because the owner wrote restarts the clock. With no gap (an interval of 5 s or less,
  * or 0: not enforced) no poll is ever refused.
  */
-export function createPollClock(intervalSeconds: number, maxEntries = MAX_LIMITER_ENTRIES) {
+export function createPollClock(intervalSeconds: number, maxEntries = MAX_RATE_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const polls = new Map<string, PollEntry>();
   // An entry that remembers news it told is kept one gap longer, so that asking again for it stays a plain poll.

@@ -5,13 +5,11 @@ import {
   CREDENTIAL_PATTERN,
   KEY_PATTERN,
   KEY_RULE,
-  LIMITS,
+  BOUNDS,
   METADATA_KEYS,
   UUID_PATTERN,
 } from '../base/contract.ts';
 import { refuse } from '../refusals/refusal.ts';
-
-export { LIMITS };
 
 export type Query = ReadonlyMap<string, string>;
 export type Kind = 'community' | 'tool';
@@ -74,20 +72,20 @@ export function integerIn(value: unknown, name: string, fallback: number, min: n
 /** The search text `q`: at most 120 characters; empty means no filter. */
 export function searchText(q: string): string {
   const length = codePointLength(q);
-  if (length > LIMITS.qMaxChars) throw refuse('queryTooLong', LIMITS.qMaxChars, length);
+  if (length > BOUNDS.qMaxChars) throw refuse('queryTooLong', BOUNDS.qMaxChars, length);
   return q;
 }
 
 /** `q`, `category`, `limit`, `offset` of the directory lists. */
 export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQuery {
   const q = searchText(query.get('q') ?? '');
-  const limit = integerIn(query.get('limit'), 'limit', LIMITS.directoryLimitDefault, 1, LIMITS.directoryLimitMax);
+  const limit = integerIn(query.get('limit'), 'limit', BOUNDS.directoryLimitDefault, 1, BOUNDS.directoryLimitMax);
   return {
     kind,
     q,
     category: query.get('category') ?? '',
     limit,
-    offset: integerIn(query.get('offset'), 'offset', 0, 0, LIMITS.directoryOffsetMax),
+    offset: integerIn(query.get('offset'), 'offset', 0, 0, BOUNDS.directoryOffsetMax),
   };
 }
 
@@ -102,7 +100,7 @@ export function kindOf(value: unknown): Kind | null {
 export function historyRange(after: unknown, limit: unknown): { after: number; limit: number } {
   return {
     after: updatesAfter(after),
-    limit: integerIn(limit, 'limit', LIMITS.historyLimitDefault, 1, LIMITS.historyLimitMax),
+    limit: integerIn(limit, 'limit', BOUNDS.historyLimitDefault, 1, BOUNDS.historyLimitMax),
   };
 }
 
@@ -139,7 +137,7 @@ export function idempotencyKeyHeader(header: string | string[] | undefined): str
 /** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
 export function idempotencyKey(key: unknown, name = 'idempotency_key'): string {
   if (typeof key !== 'string') throw refuse('wrongType', name, `a string of ${KEY_RULE}`);
-  if (key.length < LIMITS.idempotencyKeyMinLength || key.length > LIMITS.idempotencyKeyMaxLength)
+  if (key.length < BOUNDS.idempotencyKeyMinLength || key.length > BOUNDS.idempotencyKeyMaxLength)
     throw refuse('keyLength', key.length);
   if (!KEY.test(key)) throw refuse('keyCharacters');
   return key;
@@ -155,12 +153,12 @@ export function fieldsOf(body: unknown, allowed: readonly string[]): Record<stri
 
 /** A message: 1 to 8000 characters, not blank, no NUL, valid Unicode. */
 export function messageText(value: unknown, name = 'message'): string {
-  const what = `a string of 1 to ${LIMITS.messageMaxChars} characters`;
+  const what = `a string of 1 to ${BOUNDS.messageMaxChars} characters`;
   if (value === undefined) throw refuse('required', name, what);
   if (typeof value !== 'string') throw refuse('wrongType', name, what);
   if (value.trim() === '') throw refuse('blankMessage', name);
   const length = codePointLength(value);
-  if (length > LIMITS.messageMaxChars) throw refuse('tooLong', name, LIMITS.messageMaxChars, length);
+  if (length > BOUNDS.messageMaxChars) throw refuse('tooLong', name, BOUNDS.messageMaxChars, length);
   const control = MESSAGE_CONTROL.exec(value);
   if (control) throw refuse('controlCharacter', name, escapedCodePoint(control[0]));
   if (!value.isWellFormed()) throw refuse('loneSurrogate', name);
@@ -177,8 +175,8 @@ export function metadataOf(value: unknown): Record<string, string> {
     if (!(METADATA_KEYS as readonly string[]).includes(key)) throw refuse('unknownMetadataKey', key);
     if (typeof item !== 'string') throw refuse('wrongType', `metadata.${key}`, 'a string');
     const length = codePointLength(item);
-    if (length > LIMITS.metadataValueMaxChars)
-      throw refuse('tooLong', `metadata.${key}`, LIMITS.metadataValueMaxChars, length);
+    if (length > BOUNDS.metadataValueMaxChars)
+      throw refuse('tooLong', `metadata.${key}`, BOUNDS.metadataValueMaxChars, length);
     if (!item.isWellFormed()) throw refuse('loneSurrogate', `metadata.${key}`);
     const control = ANY_CONTROL.exec(item);
     if (control) throw refuse('controlCharacter', `metadata.${key}`, escapedCodePoint(control[0]));

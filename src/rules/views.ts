@@ -59,7 +59,7 @@ export function conversationRecord(conversation: Conversation, baseUrl: string, 
 }
 
 /** The reply signal: new_reply when the owner wrote after `after`. */
-export function updatesRecord(conversation: Conversation, after: number, pollAfterSeconds: number) {
+export function updatesResult(conversation: Conversation, after: number, pollAfterSeconds: number) {
   const { id, status, last_seq, latest_owner_seq } = conversation;
   return {
     id,

@@ -1,5 +1,5 @@
 // Everything a handler of any door may use, built once at start-up: configuration, the
-// store, the directory snapshot, the clock, the limiters, the log, and the two client
+// store, the directory snapshot, the clock, the rates, the log, and the two client
 // writes, which every door submits the same way: group-committed, then told to the owner.
 
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,7 @@ import { CredentialCache } from './credential-cache.ts';
 import { Directory } from '../directory/snapshot.ts';
 import { createMetrics } from './metrics.ts';
 import { ReplyWaits } from './waits.ts';
-import { createPollClock, createRequestLimiter } from '../rules/rates.ts';
+import { createPollClock, createRequestBuckets } from '../rules/rates.ts';
 import { createNotifier } from './notify.ts';
 import { addressKey, quotasOf } from '../rules/quotas.ts';
 import { creationResult } from '../rules/views.ts';
@@ -29,7 +29,7 @@ export interface AppOptions {
 
 export type App = ReturnType<typeof createApp>;
 
-const SWEEP_INTERVAL_MS = 60_000; // idle limiter entries are dropped once a minute
+const SWEEP_INTERVAL_MS = 60_000; // idle rate entries are dropped once a minute
 
 /**
  * The configuration as the server runs it: the public base URL resolved (its own URL when
@@ -48,7 +48,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const quotas = quotasOf(config);
   // The key of the addresses' hashes: kept in the database so that counts survive a restart.
   const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
-  const { limits, stopSweeping } = startLimits(config, now);
+  const { rates, stopSweeping } = startRates(config, now);
   const batch = createBatch(store);
   const waits = new ReplyWaits(store);
   const outboundPolicy = { allowedHosts: config.outboundAllowedHosts };
@@ -65,7 +65,9 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     store,
     now,
     log,
-    limits,
+    /** What is counted in memory: requests per address, and each conversation's poll clock (rules/rates.ts). */
+    rates,
+    /** What is stored per UTC day and hour (rules/quotas.ts). */
     quotas,
     /** Counted from the log (metrics.ts). */
     metrics,
@@ -83,7 +85,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** An unexpected error, logged once with the request id its client got. */
     logUnexpected: unexpectedErrorLog(log),
 
-    /** The rules every outbound request passes (outbound.ts). */
+    /** The rules every outbound request passes (outbound/guard.ts). */
     outboundPolicy,
 
     /** Before the server closes: no more deliveries, and every waiting poll answered now. */
@@ -96,7 +98,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
 }
 
 /**
- * The two writes every door makes for a client, each group-committed (batch.ts) and then told
+ * The two writes every door makes for a client, each group-committed (store/group-commit.ts) and then told
  * to the owner's notifier: an opening and a follow-up.
  */
 function conversationWrites(
@@ -151,17 +153,17 @@ function conversationWrites(
   };
 }
 
-/** The per-address request limit and the poll clock, their idle entries swept once a minute. */
-function startLimits(config: RunningConfig, now: () => number) {
-  const limits = {
-    requests: createRequestLimiter(config.requestLimitPerMinute),
+/** The per-address request rate and the poll clock, their idle entries swept once a minute. */
+function startRates(config: RunningConfig, now: () => number) {
+  const rates = {
+    requests: createRequestBuckets(config.requestLimitPerMinute),
     polls: createPollClock(config.pollIntervalSeconds),
   };
   const sweeper = setInterval(() => {
-    for (const limiter of Object.values(limits)) limiter.sweep(now());
+    for (const rate of Object.values(rates)) rate.sweep(now());
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
-  return { limits, stopSweeping: () => clearInterval(sweeper) };
+  return { rates, stopSweeping: () => clearInterval(sweeper) };
 }
 
 /**

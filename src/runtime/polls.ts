@@ -4,7 +4,7 @@
 
 import type { App } from './app.ts';
 import { afterWaiting, checkUpdates, newsOf } from '../rules/conversations.ts';
-import { updatesRecord } from '../rules/views.ts';
+import { updatesResult } from '../rules/views.ts';
 import type { Conversation } from '../store/store.ts';
 
 const LONGEST_WAIT_SECONDS = 55; // when polling is not limited: below the usual 60 s of proxies and clients
@@ -29,17 +29,17 @@ export function pollUpdates(
   const intervalSeconds = app.config.pollIntervalSeconds;
   // Held only when there is nothing to say yet, and room (past it, answered as a plain poll).
   // A wait answered at once with news counts as the wait it asked for (chained waits meet no
-  // 429), unless the previous poll had already brought that news (poll clock, limits.ts); every
+  // 429), unless the previous poll had already brought that news (poll clock, rules/rates.ts); every
   // poll records the news it brings.
   const news = newsOf(conversation, after);
   const holds = waitSeconds > 0 && news === null && app.waits.hasRoom();
   const request = { waitSeconds, held: holds, news };
-  const poll = { clock: app.limits.polls, at: app.now(), intervalSeconds, request };
+  const poll = { clock: app.rates.polls, at: app.now(), intervalSeconds, request };
   const answer = checkUpdates(conversation, after, poll);
   return holds ? heldUntilNews(app, conversation, after, waitSeconds, whenGone) : answer;
 }
 
-type UpdatesResult = ReturnType<typeof updatesRecord>;
+type UpdatesResult = ReturnType<typeof updatesResult>;
 
 async function heldUntilNews(
   app: App,
@@ -50,6 +50,6 @@ async function heldUntilNews(
 ): Promise<UpdatesResult> {
   const held = await app.waits.wait(conversation, after, waitSeconds, whenGone());
   const told = held.conversation ? newsOf(held.conversation, after) : null;
-  app.limits.polls.release(conversation.id, app.now(), held.ownerWrote, told);
-  return updatesRecord(afterWaiting(held.conversation, app.now()), after, app.config.pollIntervalSeconds);
+  app.rates.polls.release(conversation.id, app.now(), held.ownerWrote, told);
+  return updatesResult(afterWaiting(held.conversation, app.now()), after, app.config.pollIntervalSeconds);
 }

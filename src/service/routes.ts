@@ -2,7 +2,7 @@
 // request passes, outermost first, then its handler. HEAD is answered wherever GET is;
 // OPTIONS preflights, 404 and 405 come from the router.
 //
-// Policies (what every answer of the path gets, refusals included; http.ts applies them):
+// Policies (what every answer of the path gets, refusals included; http/request-handler.ts applies them):
 //   PUBLIC        no Cache-Control of its own (cached answers say `public, no-cache`); any origin may read it
 //   PUBLIC_FREE   the same, and not counted by the per-address request limit (/health, for monitors)
 //   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
@@ -27,7 +27,7 @@ import { listingPage } from '../doors/web/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';
 import { homePage, htmlPage } from '../doors/web/pages.ts';
 import { contactInfo, getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
-import type { Handler, Policy, Reply, RestContext } from '../http/request-handler.ts';
+import type { Handler, Policy, Reply, RequestContext } from '../http/request-handler.ts';
 import { mcp, mcpPreflight } from '../doors/mcp/endpoint.ts';
 import { metricsPage } from '../doors/rest/metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';
@@ -43,7 +43,7 @@ const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
 const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal };
 const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
 // The A2A door's guards, for both bindings: the Origin and Host, then the URL.
-type A2aHandler = (ctx: RestContext & { query: Query }) => Promise<Reply>;
+type A2aHandler = (ctx: RequestContext & { query: Query }) => Promise<Reply>;
 const A2A = (handler: A2aHandler) => trustedOrigin(A2A_DOOR, query(handler));
 // An HTTP+JSON route: A2A's guards, then the A2A method, with its params from the query or the body.
 const a2aRoute = (method: A2aMethod, params: 'query' | 'body') => A2A(a2aHttp(method, params));

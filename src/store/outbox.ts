@@ -1,6 +1,6 @@
 // The SQL of push delivery: where an agent asked to be told (a webhook, or A2A push
 // notification configs), and the outbox of events waiting for delivery. The rules that
-// write them are in events.ts; the server's delivery loop (deliveries.ts) reads them.
+// write them are in rules/push.ts; the server's delivery loop (deliveries.ts) reads them.
 
 import type { DatabaseSync } from 'node:sqlite';
 

@@ -22,7 +22,7 @@ function prepareStatements(db: DatabaseSync) {
   };
 }
 
-export class UsageTable {
+export class QuotaCounts {
   readonly #sql: ReturnType<typeof prepareStatements>;
 
   constructor(db: DatabaseSync) {

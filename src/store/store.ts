@@ -9,7 +9,7 @@ import { migrate } from './migrations.ts';
 import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
 import { OwnerQueries } from './owner-queries.ts';
-import { UsageTable } from './quota-counts.ts';
+import { QuotaCounts } from './quota-counts.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
@@ -80,11 +80,11 @@ function prepareStatements(db: DatabaseSync) {
 export class Store {
   readonly db: DatabaseSync;
   readonly #sql: ReturnType<typeof prepareStatements>;
-  /** The day's counts per sender and the last hour's openings (store-usage.ts). */
-  readonly usage: UsageTable;
-  /** Where agents asked to be told, and the events waiting for delivery (store-outbox.ts). */
+  /** The day's counts per sender and the last hour's openings (quota-counts.ts). */
+  readonly quotaCounts: QuotaCounts;
+  /** Where agents asked to be told, and the events waiting for delivery (outbox.ts). */
   readonly outbox: OutboxTable;
-  /** What only the owner script reads: the inbox, new client messages, ids by prefix (store-owner.ts). */
+  /** What only the owner script reads: the inbox, new client messages, ids by prefix (owner-queries.ts). */
   readonly owner: OwnerQueries;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
@@ -95,7 +95,7 @@ export class Store {
       this.db.exec('PRAGMA synchronous = FULL'); // a 2xx on a POST means the commit reached the disk
       migrate(this.db);
       this.#sql = prepareStatements(this.db);
-      this.usage = new UsageTable(this.db);
+      this.quotaCounts = new QuotaCounts(this.db);
       this.outbox = new OutboxTable(this.db);
       this.owner = new OwnerQueries(this.db);
     } catch (err) {
@@ -139,7 +139,7 @@ export class Store {
     }
   }
 
-  /** For batch.ts only: a write transaction spanning several transaction() calls. */
+  /** For group-commit.ts only: a write transaction spanning several transaction() calls. */
   beginWrite(): void {
     this.#sql.begin.run();
   }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { LIMITS } from '../../src/rules/validate.ts';
+import { BOUNDS } from '../../src/base/contract.ts';
 import { assertRefused, request, startTestService } from '../helpers.ts';
 
 /** Sends raw bytes and returns the raw answer (the server closes the connection). */
@@ -148,7 +148,7 @@ test('contact-info gives the protocol steps, every limit as numbers and the priv
     history_limit_default: 50,
     history_limit_max: 100,
   });
-  assert.equal(limits.json_body_max_bytes, LIMITS.bodyBytes);
+  assert.equal(limits.json_body_max_bytes, BOUNDS.bodyBytes);
   const creation = await request(service.url, 'POST', '/api/v1/conversations', {
     key: 'contact-info-key-1',
     json: { message: 'hi' },

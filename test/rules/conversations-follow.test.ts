@@ -51,7 +51,7 @@ test('a follow-up is stored as the next seq; an identical retry gets the origina
     ['Hello, owner.', 'second'],
   );
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal(service.store.usage.count(today, 'all'), 2, 'the duplicate was counted nowhere');
+  assert.equal(service.store.quotaCounts.count(today, 'all'), 2, 'the duplicate was counted nowhere');
 });
 
 test('follow-up keys are scoped to their conversation', async (t) => {

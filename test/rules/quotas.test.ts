@@ -34,7 +34,7 @@ test('40 openings in flight at once, bodies arriving late, store exactly CREATE_
   const refused = responses.find((response) => response.status === 429)!;
   assertRefused(refused, 429, /At most 5 conversations may be opened per hour from one address/);
   assert.equal(service.store.conversationCounts().open, 5);
-  assert.equal(service.store.usage.count(new Date().toISOString().slice(0, 10), 'all'), 5);
+  assert.equal(service.store.quotaCounts.count(new Date().toISOString().slice(0, 10), 'all'), 5);
 });
 
 test("30 follow-ups in flight at once store exactly the conversation's share of the day", async (t) => {
@@ -76,7 +76,7 @@ test('a block by the owner stops follow-ups already in flight: none is stored, c
   const responses = await Promise.all(held.map((request) => request.send()));
   for (const response of responses) assertRefused(response, 403, /The owner has blocked this conversation/);
   assert.equal(service.store.messageCount(), 1);
-  assert.equal(service.store.usage.count(new Date().toISOString().slice(0, 10), 'all'), 1);
+  assert.equal(service.store.quotaCounts.count(new Date().toISOString().slice(0, 10), 'all'), 1);
   assert.doesNotMatch(await readIfThere(notified), /in flight/);
 });
 
@@ -171,7 +171,7 @@ test('the reserve keeps the end of the day for the owner, across a restart, unti
 
   clock.set('2026-03-11T00:00:00.000Z');
   assert.equal((await follow()).status, 201, 'a new day starts');
-  assert.equal(service.store.usage.count('2026-03-10', 'all'), 0, "the past day's counts are dropped");
+  assert.equal(service.store.quotaCounts.count('2026-03-10', 'all'), 0, "the past day's counts are dropped");
 });
 
 test('the shares and the reserve are spelled with their numbers in contact-info, llms.txt and the tools', async (t) => {

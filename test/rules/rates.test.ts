@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ownerReply } from '../../src/rules/conversations.ts';
-import { createPollClock, createRequestLimiter } from '../../src/rules/rates.ts';
+import { createPollClock, createRequestBuckets } from '../../src/rules/rates.ts';
 import { senderOf } from '../../src/rules/senders.ts';
 import { assertRefused, fakeClock, newKey, openConversation, request, startTestService } from '../helpers.ts';
 
@@ -20,7 +20,7 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   assert.equal((await post(firstKey, 'two')).status, 201); // 2
   ownerReply(service.store, id, 'three', { at: clock.now(), dailyMaximum: 4 }); // 3: owner replies count
   assert.equal((await post(newKey(), 'four')).status, 201); // 4
-  assert.equal(service.store.usage.count('2026-03-10', 'all'), 4);
+  assert.equal(service.store.quotaCounts.count('2026-03-10', 'all'), 4);
 
   clock.set('2026-03-10T23:59:30.250Z');
   const refusedKey = newKey();
@@ -42,13 +42,13 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
     reason: 'ownerDailyMaximum',
   });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
-  assert.equal(service.store.usage.count('2026-03-10', 'all'), 4, 'refusals and duplicates count nothing');
+  assert.equal(service.store.quotaCounts.count('2026-03-10', 'all'), 4, 'refusals and duplicates count nothing');
 
   clock.set('2026-03-11T00:00:00.000Z');
   const afterMidnight = await post(refusedKey, 'five');
   assert.equal(afterMidnight.status, 201, 'the refused key is judged afresh after the reset');
   assert.equal(afterMidnight.body.message.seq, 5);
-  assert.equal(service.store.usage.count('2026-03-11', 'all'), 1);
+  assert.equal(service.store.quotaCounts.count('2026-03-11', 'all'), 1);
 });
 
 test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
@@ -118,14 +118,14 @@ test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 
   assertRefused(await from(direct, '198.51.100.7'), 429, /Too many requests/); // the socket address is what counts
 });
 
-test('the request limiter drops buckets that have refilled, so idle clients cost no memory', () => {
-  const limiter = createRequestLimiter(60);
-  limiter.take('a', 0);
-  limiter.take('b', 0);
-  limiter.sweep(500);
-  assert.equal(limiter.size, 2);
-  limiter.sweep(1000);
-  assert.equal(limiter.size, 0);
+test('the request rate drops buckets that have refilled, so idle clients cost no memory', () => {
+  const buckets = createRequestBuckets(60);
+  buckets.take('a', 0);
+  buckets.take('b', 0);
+  buckets.sweep(500);
+  assert.equal(buckets.size, 2);
+  buckets.sweep(1000);
+  assert.equal(buckets.size, 0);
 });
 
 test('an IPv6 client counts as its /64 for every per-address limit, an IPv4-mapped one as its IPv4', async (t) => {

@@ -49,7 +49,7 @@ test('a database of the previous release is migrated with every conversation, me
       [3, 'owner', 'third'],
     ],
   );
-  assert.equal(store.usage.count('2026-11-23', 'all'), 3, "the day's count moved to the per-sender counts");
+  assert.equal(store.quotaCounts.count('2026-11-23', 'all'), 3, "the day's count moved to the per-sender counts");
   assert.equal(store.messageByKey(id, 'old-opening-key')?.seq, 1, "the opening's key is message 1's key now");
   assert.equal(store.messageByKey(id, 'old-follow-up-key')?.seq, 2);
   assert.equal(store.conversationById(id)?.changed_at, '2026-11-23T11:30:00.000Z', 'changed when last written');

@@ -3,9 +3,9 @@
 // order, the A2A-Version and a credential that is present (before the body is read), then
 // the body, then run the same operation (operations.ts). Refusals are answered as A2A says.
 
-import { authenticateHolder } from '../../rules/conversations.ts';
+import { conversationOfCredential } from '../../rules/conversations.ts';
 import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { readRpcRequest, rpcResult, type RpcId } from '../jsonrpc.ts';
 import type { Refusal } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -20,7 +20,7 @@ const MEDIA_TYPES = ['application/json', 'application/a2a+json'];
 const A2A_TYPE = 'application/a2a+json';
 
 export type A2aOperation = (call: A2aCall) => unknown;
-type A2aContext = RestContext & { query: Query };
+type A2aContext = RequestContext & { query: Query };
 
 /** A2A's methods, by the names both bindings log; on JSON-RPC any other is -32601. */
 const METHODS = {
@@ -54,7 +54,7 @@ function checkVersion(ctx: A2aContext): void {
 /** The conversation of a credential that was sent; null when none was. A bad one never opens a conversation. */
 function presentCredential(ctx: A2aContext): Conversation | null {
   if (ctx.req.headers.authorization === undefined) return null;
-  return authenticateHolder(ctx.app.credentials, bearerCredential(ctx.req.rawHeaders), ctx.app.now());
+  return conversationOfCredential(ctx.app.credentials, bearerCredential(ctx.req.rawHeaders), ctx.app.now());
 }
 
 /** POST /a2a: one JSON-RPC request per body. */
@@ -106,7 +106,7 @@ export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Rec
   };
 }
 
-function refused(ctx: RestContext, err: unknown, reply: (error: A2aError) => Reply): Reply {
+function refused(ctx: RequestContext, err: unknown, reply: (error: A2aError) => Reply): Reply {
   const { error, expected } = asA2aError(err);
   if (!expected) ctx.app.logUnexpected(ctx.requestId, err);
   ctx.note({ a2a_error: error.kind });

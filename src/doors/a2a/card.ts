@@ -3,7 +3,7 @@
 
 import type { App } from '../../runtime/app.ts';
 import { etagOf } from '../../directory/snapshot.ts';
-import { clientHas, type Reply, type RestContext } from '../../http/request-handler.ts';
+import { clientHas, type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
 
 const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();
@@ -53,7 +53,7 @@ export function agentCard(app: App) {
 }
 
 /** GET/HEAD /.well-known/agent-card.json, with an ETag; If-None-Match → 304. */
-export function agentCardPage({ app, req }: RestContext): Reply {
+export function agentCardPage({ app, req }: RequestContext): Reply {
   let card = cards.get(app);
   if (!card) {
     const bytes = Buffer.from(`${JSON.stringify(agentCard(app))}\n`);

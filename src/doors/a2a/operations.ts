@@ -1,12 +1,12 @@
 // The A2A operations, the same for both bindings: each reads its params and calls the rules
 // REST and MCP call (conversations.ts through app.open and app.followUp, the poll clock,
-// the push targets of events.ts). The door decides no rule of its own: a refusal comes from
+// the push targets of rules/push.ts). The door decides no rule of its own: a refusal comes from
 // the catalogue and is only named as A2A names it (errors.ts).
 
 import type { App } from '../../runtime/app.ts';
 import { checkUpdates, newsOf } from '../../rules/conversations.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
-import type { RestContext } from '../../http/request-handler.ts';
+import type { RequestContext } from '../../http/request-handler.ts';
 import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -31,7 +31,7 @@ type Json = Record<string, unknown>;
 
 /** One call: the request, the conversation its credential opens (null: none sent), and its params. */
 export interface A2aCall {
-  readonly ctx: RestContext;
+  readonly ctx: RequestContext;
   readonly holder: Conversation | null;
   readonly params: Json;
 }
@@ -228,7 +228,7 @@ async function checkedPushConfig(app: App, config: Json) {
 /** A poll on the conversation's one clock: REST updates, MCP check_updates and A2A share it. */
 function poll(app: App, conversation: Conversation): void {
   const clock = {
-    clock: app.limits.polls,
+    clock: app.rates.polls,
     at: app.now(),
     intervalSeconds: app.config.pollIntervalSeconds,
     // A task shows the whole conversation: the news it brings is all there is.

@@ -8,7 +8,7 @@
 // The tools are in tools.ts, where every refusal becomes a tool result.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { doorPreflightHeaders, MCP_DOOR } from '../../http/origins.ts';
 import { readRpcRequest, rpcError, RpcError, rpcResult, shown, type RpcId, type RpcRequest } from '../jsonrpc.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
@@ -43,7 +43,7 @@ const unsupported = (requested: unknown) =>
   );
 
 /** POST /mcp */
-export async function mcp(ctx: RestContext): Promise<Reply> {
+export async function mcp(ctx: RequestContext): Promise<Reply> {
   let id: RpcId | null = null;
   try {
     const message = await readRpcRequest(ctx, MCP_BODY_BYTES);
@@ -107,7 +107,7 @@ function decoded(value: string | undefined): string | undefined {
   return sentinel ? Buffer.from(sentinel[1] as string, 'base64').toString('utf8') : value;
 }
 
-async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean): Promise<Record<string, unknown>> {
+async function dispatch(ctx: RequestContext, request: RpcRequest, modern: boolean): Promise<Record<string, unknown>> {
   const method = request.method;
   if (method === 'initialize') {
     const asked = request.params.protocolVersion;
@@ -141,6 +141,6 @@ async function dispatch(ctx: RestContext, request: RpcRequest, modern: boolean):
 }
 
 /** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */
-export function mcpPreflight(ctx: RestContext): Reply {
+export function mcpPreflight(ctx: RequestContext): Reply {
   return { status: 204, body: '', headers: doorPreflightHeaders(ctx.app.config, MCP_DOOR, ctx.req, 'POST, OPTIONS') };
 }

@@ -3,7 +3,7 @@
 // constants, output schemas from the OpenAPI document's, and annotations.
 
 import type { RunningConfig } from '../../runtime/app.ts';
-import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, LIMITS, METADATA_KEYS } from '../../base/contract.ts';
+import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, BOUNDS, METADATA_KEYS } from '../../base/contract.ts';
 import type { ToolName } from '../../guide/contact.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { KINDS } from '../../directory/listing-fields.ts';
@@ -65,8 +65,8 @@ const CREDENTIAL = {
 };
 const KEY = {
   type: 'string',
-  minLength: LIMITS.idempotencyKeyMinLength,
-  maxLength: LIMITS.idempotencyKeyMaxLength,
+  minLength: BOUNDS.idempotencyKeyMinLength,
+  maxLength: BOUNDS.idempotencyKeyMaxLength,
   pattern: KEY_PATTERN,
   description:
     `A new unique key (${KEY_RULE}; a random UUID is best) for each new message; ` +
@@ -75,9 +75,9 @@ const KEY = {
 const MESSAGE = {
   type: 'string',
   minLength: 1,
-  maxLength: LIMITS.messageMaxChars,
+  maxLength: BOUNDS.messageMaxChars,
   description:
-    `Your message, 1 to ${LIMITS.messageMaxChars} characters; no control characters ` +
+    `Your message, 1 to ${BOUNDS.messageMaxChars} characters; no control characters ` +
     'but tab, line feed and carriage return.',
 };
 const METADATA = {
@@ -85,7 +85,7 @@ const METADATA = {
   additionalProperties: false,
   description: 'Optional, self-declared: who you are. Plain text, no control characters.',
   properties: Object.fromEntries(
-    METADATA_KEYS.map((key) => [key, { type: 'string', maxLength: LIMITS.metadataValueMaxChars }]),
+    METADATA_KEYS.map((key) => [key, { type: 'string', maxLength: BOUNDS.metadataValueMaxChars }]),
   ),
 };
 
@@ -136,18 +136,18 @@ function directoryTools() {
         'networks, open data and research APIs, and more. Results are summaries; call get_listing with a slug for ' +
         'how to take part. `q` holds words: a listing matches when each word is a case-insensitive part of its ' +
         'name, slug, description, category or tags; `kind` and `category` filter exactly. An empty result lists ' +
-        `the categories that exist. Up to ${LIMITS.directoryLimitMax} results a page (default ` +
+        `the categories that exist. Up to ${BOUNDS.directoryLimitMax} results a page (default ` +
         `${SEARCH_LIMIT_DEFAULT}): follow next_offset until it is null. No credential needed.`,
       inputSchema: input({
         q: {
           type: 'string',
-          maxLength: LIMITS.qMaxChars,
+          maxLength: BOUNDS.qMaxChars,
           description: 'Words to look for, such as "weather" or "research papers".',
         },
         kind: { type: 'string', enum: KINDS },
         category: { type: 'string', description: 'An exact category, such as "research".' },
-        limit: integer(1, LIMITS.directoryLimitMax, `Results per page, default ${SEARCH_LIMIT_DEFAULT}.`),
-        offset: integer(0, LIMITS.directoryOffsetMax, 'Results to skip, from next_offset.'),
+        limit: integer(1, BOUNDS.directoryLimitMax, `Results per page, default ${SEARCH_LIMIT_DEFAULT}.`),
+        offset: integer(0, BOUNDS.directoryOffsetMax, 'Results to skip, from next_offset.'),
       }),
     },
     {
@@ -230,14 +230,14 @@ function readingTools(poll: number) {
       ...tool('read_messages', 'Read messages', READS, SCHEMAS.History),
       description:
         "Read your conversation's messages in order: those with a seq greater than `after` (0 for all), at most " +
-        `\`limit\` (1 to ${LIMITS.historyLimitMax}, default ${LIMITS.historyLimitDefault}), each with seq, author ` +
-        `(client or owner), message and created_at, and at most ${LIMITS.pageTextBytes / 1024} KiB of message text ` +
+        `\`limit\` (1 to ${BOUNDS.historyLimitMax}, default ${BOUNDS.historyLimitDefault}), each with seq, author ` +
+        `(client or owner), message and created_at, and at most ${BOUNDS.pageTextBytes / 1024} KiB of message text ` +
         'in all. has_more says whether more follow after next_after.',
       inputSchema: input(
         {
           ...CREDENTIAL,
           after: integer(0, undefined, 'The last seq you have read; 0 for all.'),
-          limit: integer(1, LIMITS.historyLimitMax, `At most this many, default ${LIMITS.historyLimitDefault}.`),
+          limit: integer(1, BOUNDS.historyLimitMax, `At most this many, default ${BOUNDS.historyLimitDefault}.`),
         },
         ['conversation_id', 'access_token'],
       ),

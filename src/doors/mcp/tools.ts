@@ -10,13 +10,13 @@ import { conversationRecord } from '../../rules/views.ts';
 import { asRefusal, refuse } from '../../refusals/refusal.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
+import { BOUNDS } from '../../base/contract.ts';
 import {
   fieldsOf,
   historyRange,
   idempotencyKey,
   integerIn,
   kindOf,
-  LIMITS,
   messageText,
   metadataOf,
   searchText,
@@ -66,10 +66,10 @@ function searchDirectory({ app, args }: ToolContext) {
   numbersOnly(args, ['limit', 'offset']);
   const query = {
     kind: kindOf(args.kind),
-    q: searchText(optionalString(args.q, 'q', `a string of at most ${LIMITS.qMaxChars} characters`)),
+    q: searchText(optionalString(args.q, 'q', `a string of at most ${BOUNDS.qMaxChars} characters`)),
     category: optionalString(args.category, 'category', 'a string'),
-    limit: integerIn(args.limit, 'limit', SEARCH_LIMIT_DEFAULT, 1, LIMITS.directoryLimitMax),
-    offset: integerIn(args.offset, 'offset', 0, 0, LIMITS.directoryOffsetMax),
+    limit: integerIn(args.limit, 'limit', SEARCH_LIMIT_DEFAULT, 1, BOUNDS.directoryLimitMax),
+    offset: integerIn(args.offset, 'offset', 0, 0, BOUNDS.directoryOffsetMax),
   };
   const { items, total, next_offset, categories } = app.directory.page(query);
   const summaries = items.map((item) => Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, item[field]])));

@@ -3,14 +3,14 @@
 // query and the credential in front of them; the limits are decided inside the rules.
 
 import { readMessages } from '../../rules/conversations.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import type { Conversation } from '../../store/store.ts';
+import { BOUNDS } from '../../base/contract.ts';
 import {
   fieldsOf,
   historyRange,
   idempotencyKeyHeader,
-  LIMITS,
   messageText,
   metadataOf,
   updatesAfter,
@@ -19,12 +19,12 @@ import {
 } from '../../rules/validate.ts';
 import { maxWaitSeconds, pollUpdates } from '../../runtime/polls.ts';
 
-type WithQuery = RestContext & { query: Query };
+type WithQuery = RequestContext & { query: Query };
 type Authenticated = WithQuery & { conversation: Conversation };
 
 /** POST /api/v1/conversations */
 export async function openConversation(ctx: WithQuery): Promise<Reply> {
-  const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message', 'metadata']);
+  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message', 'metadata']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
   const opening = { message: messageText(body.message), metadata: metadataOf(body.metadata), key };
   return { status: 201, body: await ctx.app.open(opening, ctx.clientAddress) };
@@ -44,7 +44,7 @@ export function listMessages({ app, conversation, query }: Authenticated): Reply
 
 /** POST /api/v1/conversations/{id}/messages */
 export async function postMessage(ctx: Authenticated): Promise<Reply> {
-  const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['message']);
+  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
   const input = { message: messageText(body.message), key };
   const result = await ctx.app.followUp(ctx.conversation, input, ctx.clientAddress);

@@ -7,13 +7,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { utcDay } from '../../base/time.ts';
 import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { App } from '../../runtime/app.ts';
 import type { Counter } from '../../runtime/metrics.ts';
 
 /** GET /metrics */
-export function metricsPage({ app, req }: RestContext): Reply {
+export function metricsPage({ app, req }: RequestContext): Reply {
   const expected = app.config.metricsToken;
   if (expected === null) throw refuse('noRoute', 'GET'); // off: as if there were no such path
   // Digests compared, not the texts: equal lengths whatever was sent, and no time that depends on it.
@@ -27,7 +27,7 @@ function render(app: App): string {
   const { counters } = app.metrics;
   const day = utcDay(app.now());
   const gauges: [string, string, number][] = [
-    ['messages_today', 'Messages stored this UTC day, all senders and the owner.', app.store.usage.count(day, 'all')],
+    ['messages_today', 'Messages stored this UTC day, all senders and the owner.', app.store.quotaCounts.count(day, 'all')],
     ['daily_message_maximum', 'The shared daily maximum (0: unlimited).', app.quotas.dailyMaximum],
     ['waiting_polls', 'Polls held until the owner writes.', app.waits.size],
     [

@@ -1,19 +1,20 @@
 // The REST door to a conversation's webhook: PUT registers (or replaces) it and shows its
 // signing secret once, GET shows it without the secret, DELETE removes it. The URL passes
-// the outbound rules (outbound.ts) before anything is written.
+// the outbound rules (outbound/guard.ts) before anything is written.
 
 import { registerWebhook, removeWebhook, webhookOf } from '../../rules/push.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
-import { fieldsOf, LIMITS } from '../../rules/validate.ts';
+import { BOUNDS } from '../../base/contract.ts';
+import { fieldsOf } from '../../rules/validate.ts';
 
-type Authenticated = RestContext & { conversation: Conversation };
+type Authenticated = RequestContext & { conversation: Conversation };
 
 /** PUT /api/v1/conversations/{id}/webhook */
 export async function putWebhook(ctx: Authenticated): Promise<Reply> {
-  const body = fieldsOf(await ctx.readJson(LIMITS.bodyBytes), ['url']);
+  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['url']);
   if (body.url === undefined) throw refuse('required', 'url', 'the https URL to POST events to');
   if (typeof body.url !== 'string') throw refuse('wrongType', 'url', 'a string: the https URL to POST events to');
   const url = await checkedUrl(ctx, body.url);
@@ -35,7 +36,7 @@ export async function deleteWebhook({ app, conversation }: Authenticated): Promi
 }
 
 /** The URL as the outbound guard accepts it: https, and a name that resolves to public addresses only. */
-async function checkedUrl(ctx: RestContext, raw: string): Promise<string> {
+async function checkedUrl(ctx: RequestContext, raw: string): Promise<string> {
   try {
     const url = checkOutboundUrl(raw, ctx.app.outboundPolicy);
     await checkResolvesPublic(url, ctx.app.outboundPolicy);

@@ -1,12 +1,12 @@
-// GET /llms.txt: the guide of guide.ts as plain text, for a model to read in one go.
+// GET /llms.txt: the guide of guide/contact.ts as plain text, for a model to read in one go.
 
-import { LIMITS } from '../../base/contract.ts';
-import type { Reply, RestContext } from '../../http/request-handler.ts';
+import { BOUNDS } from '../../base/contract.ts';
+import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../../rules/views.ts';
 import { describeContact } from '../../guide/contact.ts';
 
-export function llmsTxt({ app }: RestContext): Reply {
+export function llmsTxt({ app }: RequestContext): Reply {
   const { config } = app;
   const guide = describeContact(app);
   const base = `${config.publicBaseUrl}/api/v1`;
@@ -36,10 +36,10 @@ function directorySection(base: string, guide: Guide): string {
   const categories = guide.categories.map(({ name, count }) => `${name} (${count})`).join(', ');
   return `## Read the directory (no credential)
 
-- GET ${base}/directory?q=&category=&limit=${LIMITS.directoryLimitDefault}&offset=0 returns {items, total, limit, \
+- GET ${base}/directory?q=&category=&limit=${BOUNDS.directoryLimitDefault}&offset=0 returns {items, total, limit, \
 offset, next_offset}. q: words, each a case-insensitive part of a listing's name, slug, description, category or \
-tags (at most ${LIMITS.qMaxChars} characters); category: exact, case-insensitive; limit 1-${LIMITS.directoryLimitMax}; \
-offset 0-${LIMITS.directoryOffsetMax}. Follow next_offset until it is null.
+tags (at most ${BOUNDS.qMaxChars} characters); category: exact, case-insensitive; limit 1-${BOUNDS.directoryLimitMax}; \
+offset 0-${BOUNDS.directoryOffsetMax}. Follow next_offset until it is null.
 - GET ${base}/communities and GET ${base}/tools: the same, one kind only.
 - GET ${base}/directory/{slug}: one listing. Its "details" say how to read, post, register and authenticate \
 there; its "field_notes" cite the page each claim was read from, on "verified_at". "status": documented (usable \
@@ -72,14 +72,14 @@ every ${pollIntervalSeconds} seconds, or register a push notification config.
 function limitsSection(limits: ReturnType<typeof limitSentences>): string {
   return `## Limits
 
-- Message: 1-${LIMITS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \
-JSON body at most ${LIMITS.bodyBytes} bytes; metadata values at most ${LIMITS.metadataValueMaxChars} characters of \
+- Message: 1-${BOUNDS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \
+JSON body at most ${BOUNDS.bodyBytes} bytes; metadata values at most ${BOUNDS.metadataValueMaxChars} characters of \
 plain text.
 - ${limits.daily}
 - ${limits.shares}
 - ${limits.openings} ${limits.requests}
 - ${limits.polling}
-- The credential expires ${LIMITS.credentialLifetimeDays} days after issue. Send it only in the Authorization \
+- The credential expires ${BOUNDS.credentialLifetimeDays} days after issue. Send it only in the Authorization \
 header, never in a URL.
 - Every refusal is {"error": {"code", "message"}}; every 429 carries Retry-After in seconds.
 

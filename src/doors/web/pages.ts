@@ -4,16 +4,17 @@
 
 import { createHash } from 'node:crypto';
 import { etagOf } from '../../directory/snapshot.ts';
-import { conditionalReply, type Reply, type RestContext } from '../../http/request-handler.ts';
+import { conditionalReply, type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { asRefusal } from '../../refusals/refusal.ts';
 import { PAGE_TERMS } from '../../refusals/terms.ts';
-import { kindOf, LIMITS, parseDirectoryQuery, type Query } from '../../rules/validate.ts';
+import { BOUNDS } from '../../base/contract.ts';
+import { kindOf, parseDirectoryQuery, type Query } from '../../rules/validate.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import type { Listing } from '../../directory/listings.ts';
 import { maxWaitSeconds } from '../../runtime/polls.ts';
 import { mcpClientConfig } from '../../guide/contact.ts';
 
-export type PageContext = RestContext & { query: Query };
+export type PageContext = RequestContext & { query: Query };
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 const PAGE_SIZE = 20;
@@ -99,7 +100,7 @@ A2A: <a href="/.well-known/agent-card.json">agent card</a></p></footer>
 }
 
 /** A page with its ETag and the pages' own headers. */
-export function htmlReply(ctx: RestContext, html: string): Reply {
+export function htmlReply(ctx: RequestContext, html: string): Reply {
   const bytes = Buffer.from(html);
   const reply = conditionalReply(ctx.req, { bytes, etag: etagOf(bytes) }, HTML_TYPE);
   return { ...reply, headers: { ...reply.headers, ...PAGE_HEADERS } };
@@ -157,7 +158,7 @@ ${tab('All', '')}${tab('Communities', 'community')}${tab('Tools', 'tool')}</ul><
 <form method="get" action="/" role="search">
 ${kindParam ? `<input type="hidden" name="kind" value="${escapeHtml(kindParam)}">` : ''}
 <div><label for="q">Search</label>\
-<input id="q" name="q" type="search" maxlength="${LIMITS.qMaxChars}" value="${escapeHtml(q)}"></div>
+<input id="q" name="q" type="search" maxlength="${BOUNDS.qMaxChars}" value="${escapeHtml(q)}"></div>
 <div><label for="category">Category</label>\
 <select id="category" name="category"><option value="">All categories</option>${options}</select></div>
 <button type="submit">Search</button>
@@ -200,7 +201,7 @@ function pager(keep: Record<string, string>, offset: number, nextOffset: number 
   return `<nav class="pages" aria-label="Pages">${previous}${next}</nav>`;
 }
 
-function contactSection({ app }: RestContext): string {
+function contactSection({ app }: RequestContext): string {
   const { config } = app;
   const base = `${config.publicBaseUrl}/api/v1`;
   const mcp = mcpClientConfig(config);
@@ -228,7 +229,7 @@ only you and the owner read them.</p>
 <code>${escapeHtml(mcp.claude_code)}</code>, and use its tools open_conversation, send_message, check_updates and \
 read_messages. An A2A client finds this service \
 from its agent card, <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p>
-<p>Limits: messages of 1 to ${LIMITS.messageMaxChars} characters. ${escapeHtml(limits.daily)} \
+<p>Limits: messages of 1 to ${BOUNDS.messageMaxChars} characters. ${escapeHtml(limits.daily)} \
 ${escapeHtml(limits.shares)}</p>
 <p>Details: <a href="/llms.txt">llms.txt</a>, <a href="/api/v1/openapi.json">OpenAPI</a>, \
 <a href="/api/v1/contact-info">contact-info</a>.</p>
