@@ -2,7 +2,7 @@
 // line. The request limit is taken earlier, by the HTTP layer, before the path is decoded;
 // the limits on writes are decided inside the rules (quotas.ts), where the write is.
 
-import { authenticate } from '../rules/conversations.ts';
+import { authenticate } from '../rules/access.ts';
 import type { RequestContext } from './request-handler.ts';
 import { checkOrigin, type Door } from './origins.ts';
 import { refuse } from '../refusals/refusal.ts';
@@ -70,8 +70,19 @@ export function bearerCredential(rawHeaders: readonly string[]): string | undefi
   return /^bearer +(\S+)$/i.exec(values[0] as string)?.[1]; // the scheme is case-insensitive
 }
 
+/**
+ * A protocol door's guards (/mcp, /a2a), in the order both pass them: a foreign Origin or Host
+ * (403, DNS rebinding), then the query as `query` judges it.
+ */
+export function protocolDoor<C extends RequestContext, R>(
+  door: Door,
+  handler: (ctx: C & { query: Query }) => R,
+): (ctx: C) => R {
+  return trustedOrigin(door, query(handler));
+}
+
 /** A protocol door's guard against DNS rebinding: a foreign Origin or Host gets 403. */
-export function trustedOrigin<C extends RequestContext, R>(door: Door, handler: (ctx: C) => R): (ctx: C) => R {
+function trustedOrigin<C extends RequestContext, R>(door: Door, handler: (ctx: C) => R): (ctx: C) => R {
   return (ctx) => {
     checkOrigin(ctx.app.config, door, ctx.req);
     return handler(ctx);

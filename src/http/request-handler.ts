@@ -28,6 +28,8 @@ export interface RequestContext {
   note(fields: LogFields): void;
   /** Aborted when the client goes away before its answer: a held request then stops waiting. */
   whenGone(): AbortSignal;
+  /** Any thrown value as the refusal its client gets; what was not a refusal is logged once, with `extra`. */
+  refusalOf(err: unknown, extra?: Record<string, string>): Refusal;
 }
 
 export interface Reply {
@@ -183,6 +185,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     requestId: ex.requestId,
     readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
     note: (fields) => Object.assign(ex.notes, fields),
+    refusalOf: (err, extra) => refusalOf(ex, err, extra),
     whenGone: () => {
       const gone = new AbortController();
       // Aborted only when the client left first: aborting makes an error object, which costs.
@@ -237,10 +240,19 @@ function settle(ex: Exchange, reply: Reply): void {
   respond(ex, reply.status, body, reply.headers, reply.contentType);
 }
 
+/**
+ * Any thrown value as the refusal its client gets: every door turns errors into answers here. An
+ * unexpected one (a fault, not a refusal) is logged once with the request id its client got.
+ */
+function refusalOf(ex: Exchange, err: unknown, extra?: Record<string, string>): Refusal {
+  const { refusal, expected } = asRefusal(err);
+  if (!expected) ex.app.logUnexpected(ex.requestId, err, extra);
+  return refusal;
+}
+
 function fail(ex: Exchange, err: unknown): void {
   if (err instanceof ClientGoneError) return log(ex, null, { aborted: true }); // nothing stored, nobody to answer
-  const { refusal, expected } = asRefusal(err);
-  if (!expected) ex.app.logUnexpected(ex.requestId, err);
+  const refusal = refusalOf(ex, err);
   ex.notes.refusal = refusal.reason;
   if (ex.res.headersSent || ex.res.destroyed || !ex.req.socket.writable) return;
   if (ex.policy.refusalReply) return settle(ex, ex.policy.refusalReply(refusal));

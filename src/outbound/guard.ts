@@ -12,6 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, isIPv6, type LookupFunction } from 'node:net';
 import { classifyAddress, PUBLIC } from '../base/addresses.ts';
+import { refuse } from '../refusals/refusal.ts';
 import { addAbortSignal } from 'node:stream';
 
 export interface OutboundPolicy {
@@ -80,6 +81,21 @@ export async function checkResolvesPublic(url: URL, policy: OutboundPolicy): Pro
   await resolveChecked(bareHost(url.hostname), policy).catch((err: NodeJS.ErrnoException) => {
     throw err instanceof OutboundRefusal ? err : new OutboundRefusal('resolve', unresolved(url));
   });
+}
+
+/**
+ * A URL an agent registers to be told at (a webhook, an A2A push notification config): the static
+ * rules, then where its name resolves. The URL as it will be called, or the refusal naming the rule.
+ */
+export async function checkRegisteredUrl(raw: string, policy: OutboundPolicy): Promise<string> {
+  try {
+    const url = checkOutboundUrl(raw, policy);
+    await checkResolvesPublic(url, policy);
+    return url.href;
+  } catch (err) {
+    if (err instanceof OutboundRefusal) throw refuse('webhookUrlRefused', err.message);
+    throw err;
+  }
 }
 
 /** Every address of a host, all public or the host allowed: one address not public refuses the name. */

@@ -4,16 +4,14 @@
 // (blocked, expired) → idempotency record → state (closed) → limits (quotas.ts) → the write.
 // Nothing here knows HTTP.
 
-import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { BOUNDS } from '../base/contract.ts';
+import { digestOf, usableConversation } from './access.ts';
 import { writePushEvents } from './push.ts';
-import type { PollClock, PollRequest } from './rates.ts';
 import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
-import { updatesResult } from './views.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
-import { conversationId, isCredentialShaped } from './validate.ts';
 
 /** A client's validated opening. */
 export interface Opening {
@@ -28,15 +26,6 @@ export interface ClientWrite {
   readonly quotas: Quotas;
   readonly address: string;
 }
-
-/** Where a credential's conversation is found: the store, or a cache of it (runtime/credential-cache.ts). */
-export interface CredentialLookup {
-  /** The conversation whose credential has this SHA-256 (hex), as the database holds it now. */
-  lookup(digest: string): Conversation | undefined;
-}
-
-/** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
-const digestOf = (token: string): string => hash('sha256', token);
 
 /** Appends the next message; a client message makes the conversation open, an owner reply answered. */
 function append(
@@ -100,10 +89,8 @@ export function followUp(
   write: ClientWrite,
 ): { message: Message; duplicate: boolean; conversation: Conversation } {
   return store.transaction(() => {
-    const conversation = store.conversationById(id);
-    if (!conversation) throw refuse('unknownCredential'); // purged since the request was authenticated
-    if (conversation.blocked) throw refuse('blocked');
-    if (Date.parse(conversation.expires_at) <= write.at) throw refuse('expired', conversation.expires_at);
+    // Read again inside the write: purged, blocked or expired since the request was authenticated.
+    const conversation = usableConversation(store.conversationById(id), write.at);
     const original = store.messageByKey(id, input.key);
     if (original) {
       if (original.message !== input.message) throw refuse('followUpKeyConflict');
@@ -173,43 +160,6 @@ function existing(store: Store, id: string): Conversation {
   return conversation;
 }
 
-/**
- * The conversation a credential opens, checked in the contract's order: no credential or
- * a malformed one (401), one that matches nothing (401), an id that is not a UUID (400),
- * another conversation's id (403), a blocked conversation (403), an expired credential (410).
- */
-export function authenticate(
-  credentials: CredentialLookup,
-  token: string | undefined,
-  rawId: unknown,
-  at: number,
-): Conversation {
-  const conversation = credentialOwner(credentials, token);
-  if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
-  return usable(conversation, at);
-}
-
-/**
- * The conversation a credential opens, whichever it is (A2A names no conversation in the
- * path): 401 for no or an unknown credential, 403 blocked, 410 expired.
- */
-export function conversationOfCredential(credentials: CredentialLookup, token: string | undefined, at: number): Conversation {
-  return usable(credentialOwner(credentials, token), at);
-}
-
-function credentialOwner(credentials: CredentialLookup, token: string | undefined): Conversation {
-  if (!isCredentialShaped(token)) throw refuse('noCredential');
-  const conversation = credentials.lookup(digestOf(token));
-  if (!conversation) throw refuse('unknownCredential');
-  return conversation;
-}
-
-function usable(conversation: Conversation, at: number): Conversation {
-  if (conversation.blocked) throw refuse('blocked');
-  if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
-  return conversation;
-}
-
 /** A page of the history: messages after `after`, in sequence order. */
 export function readMessages(store: Store, conversation: Conversation, range: { after: number; limit: number }) {
   const rows = store.messagesAfter(conversation.id, range.after, range.limit + 1);
@@ -234,37 +184,4 @@ export function withinTextBudget<M extends { message: string }>(messages: M[], k
     count++;
   }
   return keep === 'oldest' ? messages.slice(0, count) : messages.slice(messages.length - count);
-}
-
-/**
- * The reply signal, once per poll interval per conversation whichever door asks: the poll
- * is judged and recorded in one step, after `after` and `wait` were validated. A poll that
- * will wait is recorded as such (rates.ts says what waiting costs of the interval).
- */
-export function checkUpdates(
-  conversation: Conversation,
-  after: number,
-  poll: { clock: PollClock; at: number; intervalSeconds: number; request?: PollRequest },
-) {
-  const wait = poll.clock.take(conversation.id, poll.at, poll.request);
-  if (wait > 0) throw refuse('pollTooSoon', poll.intervalSeconds, wait);
-  return updatesResult(conversation, after, poll.intervalSeconds);
-}
-
-/** Whether a poll has something to say at once: an owner message after `after`, or a close. */
-export function hasNews(conversation: Conversation, after: number): boolean {
-  return conversation.latest_owner_seq > after || conversation.status === 'closed';
-}
-
-/** What a poll answered at once tells, for the poll clock to know it when asked again; null: nothing. */
-export function newsOf(conversation: Conversation, after: number): string | null {
-  return hasNews(conversation, after) ? `${conversation.latest_owner_seq} ${conversation.status}` : null;
-}
-
-/** The conversation as a waiting poll finds it at its end: refused as a new poll would be, if it must be. */
-export function afterWaiting(conversation: Conversation | undefined, at: number): Conversation {
-  if (!conversation) throw refuse('unknownCredential'); // purged while waiting
-  if (conversation.blocked) throw refuse('blocked');
-  if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
-  return conversation;
 }

@@ -15,12 +15,12 @@
 // Guards:
 //   query          a credential in the query is refused (400), then the query is parsed strictly
 //   bearer         the conversation credential, for the conversation in the path
-//   trustedOrigin  a foreign Origin or Host is refused (DNS rebinding)
-//   A2A            for the A2A door: trustedOrigin, then query
+//   protocolDoor   for /mcp and /a2a: a foreign Origin or Host is refused (DNS rebinding), then query
+//   A2A            protocolDoor for the A2A door
 // The limits on writes (openings per hour, the daily maximum and its shares) and the poll
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
-import { bearer, query, trustedOrigin } from '../http/guards.ts';
+import { bearer, protocolDoor, query } from '../http/guards.ts';
 import { getConversation, getUpdates, listMessages, openConversation, postMessage } from '../doors/rest/conversations.ts';
 import { llmsTxt } from '../doors/web/llms-txt.ts';
 import { listingPage } from '../doors/web/listing-page.ts';
@@ -42,9 +42,9 @@ const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
 const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
 const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal };
 const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
-// The A2A door's guards, for both bindings: the Origin and Host, then the URL.
+// The A2A door's guards, for both bindings: the Origin and Host, then the URL, as /mcp.
 type A2aHandler = (ctx: RequestContext & { query: Query }) => Promise<Reply>;
-const A2A = (handler: A2aHandler) => trustedOrigin(A2A_DOOR, query(handler));
+const A2A = (handler: A2aHandler) => protocolDoor(A2A_DOOR, handler);
 // An HTTP+JSON route: A2A's guards, then the A2A method, with its params from the query or the body.
 const a2aRoute = (method: A2aMethod, params: 'query' | 'body') => A2A(a2aHttp(method, params));
 
@@ -79,7 +79,7 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
   route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),
   route('GET',     '/metrics',                           PRIVATE,     query(metricsPage)),
-  route('POST',    '/mcp',                               MCP,         query(trustedOrigin(MCP_DOOR, mcp))),
+  route('POST',    '/mcp',                               MCP,         protocolDoor(MCP_DOOR, mcp)),
   route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
   route('GET',     '/.well-known/agent-card.json',       PUBLIC,      query(agentCardPage)),
   route('POST',    '/a2a',                               A2A_RPC,     A2A(a2aJsonRpc)),

@@ -1,12 +1,13 @@
 // The contract's order of checks, so that one request never gets two different answers:
 // authentication → body and key validation → idempotency → state → limits → the write.
-// The same table runs through the REST door and the MCP door: a request that breaks several
-// rules at once gets the refusal of the first, through either.
+// The same table runs through every door (REST, MCP, A2A): a request that breaks several
+// rules at once gets the refusal of the first, through any of them.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { close, setBlocked } from '../../src/rules/conversations.ts';
 import { newKey, openConversation, request, startTestService, type TestService } from '../helpers.ts';
+import { bearer, rpc } from './a2a/calls.ts';
 
 /** What a door answered: a status (MCP: the REST status its refusal names), or success. */
 type Outcome = number | 'stored' | 'duplicate' | 'answered';
@@ -70,9 +71,39 @@ function mcpDoor(service: TestService): Door {
   };
 }
 
+/**
+ * A2A names refusals its own way: a reused messageId is InvalidParams with a MESSAGE_ID_REUSED
+ * detail (REST's 409), a closed task UnsupportedOperation (REST's 410), InvalidParams REST's 400;
+ * what A2A has no error for carries the REST status as its code.
+ */
+function a2aDoor(service: TestService): Door {
+  const call = async (method: string, params: object, token?: string): Promise<Outcome> => {
+    const response = await rpc(service, method, params, token === undefined ? {} : bearer(token));
+    const error = response.body.error;
+    if (error === undefined) return response.body.result.task?.metadata.duplicate ? 'duplicate' : 'stored';
+    const reused = JSON.stringify(error.data ?? []).includes('MESSAGE_ID_REUSED');
+    const byCode: Record<number, number> = { [-32602]: reused ? 409 : 400, [-32004]: 410, [-32005]: 400 };
+    return byCode[error.code] ?? error.code;
+  };
+  const message = (text: unknown, key: string) => ({
+    message: { messageId: key, role: 'ROLE_USER', parts: [{ text }] },
+  });
+  return {
+    name: 'A2A',
+    followUp: ({ token }, text, key) => call('SendMessage', message(text, key), token),
+    open: (text, key) => call('SendMessage', message(text, key)),
+    poll: async ({ id, token }, after) => {
+      // GetTask has no `after`: a bad historyLength is its invalid parameter.
+      const outcome = await call('GetTask', { id, ...(after !== undefined && { historyLength: after }) }, token);
+      return outcome === 'stored' ? 'answered' : outcome;
+    },
+  };
+}
+
 const DOORS: [string, (service: TestService) => Door][] = [
   ['REST', restDoor],
   ['MCP', mcpDoor],
+  ['A2A', a2aDoor],
 ];
 
 for (const [name, makeDoor] of DOORS) {
@@ -118,3 +149,24 @@ for (const [name, makeDoor] of DOORS) {
     assert.equal(await door.poll(full, 0), 429, 'the interval');
   });
 }
+
+test('both protocol doors judge a foreign Origin before a credential in the URL, and a bad URL before the body', async (t) => {
+  const service = await startTestService(t);
+  const token = 'ab'.repeat(32);
+  const foreign = { origin: 'https://evil.example', accept: 'application/json, text/event-stream' };
+  const calls = [
+    { path: '/mcp', json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+    { path: '/a2a', json: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } } },
+  ];
+  for (const { path, json } of calls) {
+    const both = await request(service.url, 'POST', `${path}?access_token=${token}`, { json, headers: foreign });
+    assert.equal(both.status, 403, `${path}: the Origin first`);
+    const url = await request(service.url, 'POST', `${path}?access_token=${token}`, {
+      body: '{not json',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    });
+    assert.equal(url.status, 400, `${path}: the credential in the URL before the body`);
+    assert.doesNotMatch(url.text, /[0-9a-f]{64}/, `${path}: the credential is not repeated`);
+    assert.match(url.text, /never put the credential in a url/i, `${path}: and that is what it says`);
+  }
+});

@@ -3,14 +3,14 @@
 // order, the A2A-Version and a credential that is present (before the body is read), then
 // the body, then run the same operation (operations.ts). Refusals are answered as A2A says.
 
-import { conversationOfCredential } from '../../rules/conversations.ts';
+import { conversationOfCredential } from '../../rules/access.ts';
 import { bearerCredential } from '../../http/guards.ts';
 import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { readRpcRequest, rpcResult, type RpcId } from '../jsonrpc.ts';
 import type { Refusal } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import type { Query } from '../../rules/validate.ts';
-import { A2aError, asA2aError, httpErrorReply, rpcErrorReply } from './errors.ts';
+import { A2aError, a2aErrorOf, httpErrorReply, rpcErrorReply } from './errors.ts';
 import * as operations from './operations.ts';
 import type { A2aCall } from './operations.ts';
 
@@ -107,12 +107,14 @@ export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Rec
 }
 
 function refused(ctx: RequestContext, err: unknown, reply: (error: A2aError) => Reply): Reply {
-  const { error, expected } = asA2aError(err);
-  if (!expected) ctx.app.logUnexpected(ctx.requestId, err);
+  const error = a2aErrorOf(err, ctx.refusalOf);
   ctx.note({ a2a_error: error.kind });
   return reply(error);
 }
 
 /** The route policies' refusal answers: for what is refused before a binding runs (Origin, the URL, limits). */
-export const rpcRefusal = (refusal: Refusal): Reply => rpcErrorReply(null, asA2aError(refusal).error);
-export const httpRefusal = (refusal: Refusal): Reply => httpErrorReply(asA2aError(refusal).error);
+export const rpcRefusal = (refusal: Refusal): Reply => rpcErrorReply(null, a2aErrorOf(refusal, asRefusalOnly));
+export const httpRefusal = (refusal: Refusal): Reply => httpErrorReply(a2aErrorOf(refusal, asRefusalOnly));
+
+/** For a value that is a refusal already: nothing is left to log. */
+const asRefusalOnly = (refusal: unknown) => refusal as Refusal;

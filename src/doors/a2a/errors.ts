@@ -5,7 +5,7 @@
 
 import type { Reply } from '../../http/request-handler.ts';
 import type { RpcError } from '../jsonrpc.ts';
-import { asRefusal, type Reason, type Refusal } from '../../refusals/refusal.ts';
+import type { Reason, Refusal } from '../../refusals/refusal.ts';
 import type { Terms } from '../../refusals/terms.ts';
 
 /** How a door names what a client sends: A2A's fields, where REST names headers. */
@@ -118,12 +118,14 @@ const BY_REASON: Partial<Record<Reason, KindName>> = {
   databaseUnavailable: 'internal',
 };
 
-/** Any thrown value as an A2A error; the second value says whether it was expected (a refusal). */
-export function asA2aError(err: unknown): { error: A2aError; expected: boolean } {
-  if (err instanceof A2aError) return { error: err, expected: true };
-  if (isRpcError(err)) return { error: fromRpcError(err), expected: true };
-  const { refusal, expected } = asRefusal(err);
-  return { error: fromRefusal(refusal), expected };
+/**
+ * Any thrown value as an A2A error: the door's own, a JSON-RPC framing error, or else the refusal
+ * `refusalOf` makes of it (which logs what was unexpected), named as A2A names it.
+ */
+export function a2aErrorOf(err: unknown, refusalOf: (err: unknown) => Refusal): A2aError {
+  if (err instanceof A2aError) return err;
+  if (isRpcError(err)) return fromRpcError(err);
+  return fromRefusal(refusalOf(err));
 }
 
 function fromRefusal(refusal: Refusal): A2aError {

@@ -4,10 +4,10 @@
 // the catalogue and is only named as A2A names it (errors.ts).
 
 import type { App } from '../../runtime/app.ts';
-import { checkUpdates, newsOf } from '../../rules/conversations.ts';
+import { takePoll } from '../../runtime/polls.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
 import type { RequestContext } from '../../http/request-handler.ts';
-import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../../outbound/guard.ts';
+import { checkRegisteredUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import type { PushTarget } from '../../store/outbox.ts';
@@ -97,7 +97,7 @@ export function getTask(call: A2aCall) {
   const historyLength = historyLengthOf(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'id'));
-  poll(app, conversation);
+  takePoll(app, conversation, 0, 0); // a task shows the whole conversation: its news is all there is
   return taskOf(app, conversation, historyLength);
 }
 
@@ -132,7 +132,7 @@ export function listTasks(call: A2aCall) {
     throw new A2aError('invalidParams', '`statusTimestampAfter` must be an ISO 8601 time.');
   }
   const conversation = holderOf(call);
-  poll(app, conversation);
+  takePoll(app, conversation, 0, 0); // a task shows the whole conversation: its news is all there is
   const task = taskOf(app, conversation, historyLength);
   const contextId = stringMember(params, 'contextId');
   const passes =
@@ -214,25 +214,5 @@ function shownConfig(target: PushTarget) {
 async function checkedPushConfig(app: App, config: Json) {
   if (Object.keys(config).length === 0) return null;
   const input = pushConfigInput(config);
-  try {
-    const url = checkOutboundUrl(input.url, app.outboundPolicy);
-    await checkResolvesPublic(url, app.outboundPolicy);
-    return { ...input, url: url.href };
-  } catch (err) {
-    if (err instanceof OutboundRefusal)
-      throw new A2aError('invalidParams', `The push notification url cannot be used: ${err.message}.`);
-    throw err;
-  }
-}
-
-/** A poll on the conversation's one clock: REST updates, MCP check_updates and A2A share it. */
-function poll(app: App, conversation: Conversation): void {
-  const clock = {
-    clock: app.rates.polls,
-    at: app.now(),
-    intervalSeconds: app.config.pollIntervalSeconds,
-    // A task shows the whole conversation: the news it brings is all there is.
-    request: { waitSeconds: 0, held: false, news: newsOf(conversation, 0) },
-  };
-  checkUpdates(conversation, conversation.latest_owner_seq, clock);
+  return { ...input, url: await checkRegisteredUrl(input.url, app.outboundPolicy) };
 }

@@ -4,10 +4,12 @@
 
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../runtime/app.ts';
-import { authenticate, readMessages } from '../../rules/conversations.ts';
+import { authenticate } from '../../rules/access.ts';
+import { readMessages } from '../../rules/conversations.ts';
 import { pollUpdates } from '../../runtime/polls.ts';
 import { conversationRecord } from '../../rules/views.ts';
-import { asRefusal, refuse } from '../../refusals/refusal.ts';
+import { refuse } from '../../refusals/refusal.ts';
+import type { RequestContext } from '../../http/request-handler.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
@@ -144,7 +146,7 @@ export function toolsOf(app: App): ReturnType<typeof toolList> {
  * block, or its refusal as a result with isError. Undefined when there is no such tool.
  */
 export async function callTool(
-  ctx: { app: App; clientAddress: string; requestId: string; whenGone: () => AbortSignal },
+  ctx: Pick<RequestContext, 'app' | 'clientAddress' | 'whenGone' | 'refusalOf'>,
   name: unknown,
   args: unknown,
 ) {
@@ -162,8 +164,7 @@ export async function callTool(
     })) as object;
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
   } catch (err) {
-    const { refusal, expected } = asRefusal(err);
-    if (!expected) ctx.app.logUnexpected(ctx.requestId, err, { tool: name });
+    const refusal = ctx.refusalOf(err, { tool: name });
     const retry = refusal.headers['retry-after'];
     const error = {
       code: refusal.status,

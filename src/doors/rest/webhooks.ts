@@ -4,7 +4,7 @@
 
 import { registerWebhook, removeWebhook, webhookOf } from '../../rules/push.ts';
 import type { Reply, RequestContext } from '../../http/request-handler.ts';
-import { checkOutboundUrl, checkResolvesPublic, OutboundRefusal } from '../../outbound/guard.ts';
+import { checkRegisteredUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
@@ -17,7 +17,7 @@ export async function putWebhook(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['url']);
   if (body.url === undefined) throw refuse('required', 'url', 'the https URL to POST events to');
   if (typeof body.url !== 'string') throw refuse('wrongType', 'url', 'a string: the https URL to POST events to');
-  const url = await checkedUrl(ctx, body.url);
+  const url = await checkRegisteredUrl(body.url, ctx.app.outboundPolicy);
   const { replaced, view } = await ctx.app.write(() =>
     registerWebhook(ctx.app.store, ctx.conversation.id, url, ctx.app.now()),
   );
@@ -33,16 +33,4 @@ export function getWebhook({ app, conversation }: Authenticated): Reply {
 export async function deleteWebhook({ app, conversation }: Authenticated): Promise<Reply> {
   await app.write(() => removeWebhook(app.store, conversation.id));
   return { status: 204, body: '' };
-}
-
-/** The URL as the outbound guard accepts it: https, and a name that resolves to public addresses only. */
-async function checkedUrl(ctx: RequestContext, raw: string): Promise<string> {
-  try {
-    const url = checkOutboundUrl(raw, ctx.app.outboundPolicy);
-    await checkResolvesPublic(url, ctx.app.outboundPolicy);
-    return url.href;
-  } catch (err) {
-    if (err instanceof OutboundRefusal) throw refuse('webhookUrlRefused', err.message);
-    throw err;
-  }
 }
