@@ -51,7 +51,7 @@ export async function readRpcRequest(
   try {
     body = await ctx.readJson(maxBytes, { mediaTypes });
   } catch (err) {
-    if (err instanceof Refusal && (err.reason === 'notJson' || err.reason === 'notUtf8')) {
+    if (err instanceof Refusal && (err.reason === 'not_json' || err.reason === 'not_utf8')) {
       throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
     }
     throw err;

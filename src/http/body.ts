@@ -29,21 +29,21 @@ export async function readJsonBody(
     return options.empty;
   }
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (!(options.mediaTypes ?? ['application/json']).includes(mediaType ?? '')) throw refuse('notJsonContent');
-  if (Number(req.headers['content-length']) > maxBytes) throw refuse('bodyTooLarge', maxBytes);
+  if (!(options.mediaTypes ?? ['application/json']).includes(mediaType ?? '')) throw refuse('not_json_content');
+  if (Number(req.headers['content-length']) > maxBytes) throw refuse('body_too_large', maxBytes);
   if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   const bytes = await readBytes(req, maxBytes);
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    throw refuse('notUtf8');
+    throw refuse('not_utf8');
   }
   if (text === '' && options.empty !== undefined) return options.empty;
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw refuse('notJson', (err as Error).message);
+    throw refuse('not_json', (err as Error).message);
   }
 }
 
@@ -55,7 +55,7 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
       size += chunk.length;
       if (size <= maxBytes) return void chunks.push(chunk);
       req.removeAllListeners('data'); // the rest is not read; the answer closes the connection
-      reject(refuse('bodyTooLarge', maxBytes));
+      reject(refuse('body_too_large', maxBytes));
     });
     req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
     // Node reports a vanished client as 'error' (aborted) and then 'close'.

@@ -23,7 +23,7 @@ const HEX_RUN = /[0-9a-f]{64,}/gi;
  */
 export function query<C extends RequestContext, R>(handler: (ctx: C & { query: Query }) => R): (ctx: C) => R {
   return (ctx) => {
-    if (holdsCredential(ctx.rawQuery)) throw refuse('credentialInUrl');
+    if (holdsCredential(ctx.rawQuery)) throw refuse('credential_in_url');
     return handler({ ...ctx, query: parseQuery(ctx.rawQuery) });
   };
 }

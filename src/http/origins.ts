@@ -66,9 +66,9 @@ export function checkOrigin(config: RunningConfig, door: Door, req: IncomingMess
   const trust = trustOf(config, door);
   const { origin, host } = req.headers;
   if (origin !== undefined && !trust.origins.has(origin.toLowerCase())) {
-    throw refuse('forbiddenOrigin', door.endpoint, door.setting);
+    throw refuse('forbidden_origin', door.endpoint, door.setting);
   }
-  if (host === undefined || !trust.hosts.has(host.toLowerCase())) throw refuse('forbiddenHost', door.endpoint);
+  if (host === undefined || !trust.hosts.has(host.toLowerCase())) throw refuse('forbidden_host', door.endpoint);
 }
 
 /**

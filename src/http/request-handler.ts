@@ -165,7 +165,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
   }
   if (ex.policy.requestLimit) {
     const wait = ex.app.rates.requests.take(senderOf(ex.clientAddress), ex.app.now());
-    if (wait > 0) throw refuse('tooManyRequests', wait);
+    if (wait > 0) throw refuse('too_many_requests', wait);
   }
   const malformed = malformedHttp(ex.req);
   if (malformed !== null) {
@@ -174,7 +174,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     throw malformed;
   }
   // The path is not echoed: it may hold a credential.
-  if (match.kind === 'not-found') throw refuse('noRoute', ex.method);
+  if (match.kind === 'not-found') throw refuse('no_route', ex.method);
   if (match.kind === 'method-not-allowed') return preflightOrRefusal(ex, match.pattern, match.allow);
   return match.handler({
     app: ex.app,
@@ -203,7 +203,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
  * whether the origin may read the answer at all.
  */
 function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply {
-  if (ex.method !== 'OPTIONS') throw refuse('methodNotAllowed', ex.method, pattern, allow);
+  if (ex.method !== 'OPTIONS') throw refuse('method_not_allowed', ex.method, pattern, allow);
   const { cors } = ex.policy;
   if (cors !== 'any') {
     return { status: 204, body: '', headers: doorPreflightHeaders(ex.app.config, cors, ex.req, allow) };
@@ -228,7 +228,7 @@ function decodeParams(rawParams: Record<string, string>): Record<string, string>
     try {
       params[name] = decodeURIComponent(raw);
     } catch {
-      throw refuse('badPercentEncoding', 'path');
+      throw refuse('bad_percent_encoding', 'path');
     }
   }
   return params;

@@ -32,7 +32,7 @@ export function createHttpServer(timeouts: ServerTimeouts = SERVER_TIMEOUTS): ht
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerUnparsed(err, socket));
   server.on('connect', (_req: IncomingMessage, socket: Socket) =>
-    answerRaw(socket, refuse('methodNotAllowed', 'CONNECT', 'this server', METHODS_FOR_CONNECT)),
+    answerRaw(socket, refuse('method_not_allowed', 'CONNECT', 'this server', METHODS_FOR_CONNECT)),
   );
   // Without this listener Node sends 100 Continue by itself; body.ts sends it once the body is wanted.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
@@ -63,9 +63,9 @@ export function closeGracefully(server: http.Server, graceMs: number): Promise<v
 function answerUnparsed(err: NodeJS.ErrnoException, socket: Socket): void {
   const responseStarted = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || responseStarted) return void socket.destroy();
-  if (err.code === 'HPE_HEADER_OVERFLOW') return answerRaw(socket, refuse('headersTooLarge'));
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, refuse('requestTimeout'));
-  answerRaw(socket, refuse('malformedHttp'));
+  if (err.code === 'HPE_HEADER_OVERFLOW') return answerRaw(socket, refuse('headers_too_large'));
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, refuse('request_timeout'));
+  answerRaw(socket, refuse('malformed_http'));
 }
 
 /** Writes a refusal straight to a socket that has no response object, and closes it. */
@@ -93,8 +93,8 @@ export function malformedHttp(req: IncomingMessage): Refusal | null {
     const name = (req.rawHeaders[i] as string).toLowerCase();
     if (name === 'host') hosts++;
     else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
-      return refuse('expectationFailed');
+      return refuse('expectation_failed');
     }
   }
-  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('hostHeader') : null;
+  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('host_header') : null;
 }

@@ -144,7 +144,7 @@ export const OPENAPI_DOCUMENT = {
           ok: {
             '200': { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: STRING } } },
           },
-          scopes: ['owner'],
+          scopes: ['metrics'],
           statuses: [401, 404, 429],
         }),
         security: [{ MetricsBearer: [] }],

@@ -17,10 +17,10 @@ export function errors(scopes: readonly Scope[], statuses: readonly number[]) {
     const headers: Record<string, object> = {};
     if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
-    const when = refusalsFor(scopes, status);
+    const refusals = refusalsFor(scopes, status);
     const description =
-      when.length > 0
-        ? when.join(' ')
+      refusals.length > 0
+        ? refusals.map(({ reason, when }) => `\`${reason}\`: ${when}`).join(' ')
         : 'Not answered by this operation; the contract declares this status on every endpoint.';
     responses[String(status)] = { description, headers, content: json(ref('Error')) };
   }

@@ -3,6 +3,7 @@
 
 import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, BOUNDS, METADATA_KEYS } from '../base/contract.ts';
 import { EVENT_TYPES } from '../rules/push.ts';
+import { clientReasons } from '../refusals/refusal.ts';
 import {
   CHECK_STATUSES,
   DATE_FIELDS,
@@ -103,7 +104,21 @@ const webhookFields = {
 
 /** The component schemas; the MCP tools' output schemas are made from them. */
 export const SCHEMAS = {
-  Error: object(['error'], { error: object(['code', 'message'], { code: INTEGER, message: STRING }) }),
+  Error: object(['error'], {
+    error: object(['code', 'reason', 'message'], {
+      code: INTEGER,
+      reason: {
+        type: 'string',
+        enum: clientReasons().map(({ reason }) => reason),
+        description:
+          'Which rule refused the request: stable, one per refusal; each response lists its own. ' +
+          clientReasons()
+            .map(({ reason, when }) => `\`${reason}\`: ${when}`)
+            .join(' '),
+      },
+      message: STRING,
+    }),
+  }),
   Listing: listingSchema(),
   ListingPage: object(['items', 'total', 'limit', 'offset', 'next_offset'], {
     items: { type: 'array', items: ref('Listing') },

@@ -93,7 +93,7 @@ export async function checkRegisteredUrl(raw: string, policy: OutboundPolicy): P
     await checkResolvesPublic(url, policy);
     return url.href;
   } catch (err) {
-    if (err instanceof OutboundRefusal) throw refuse('webhookUrlRefused', err.message);
+    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message);
     throw err;
   }
 }

@@ -49,8 +49,8 @@ export function findConversation(store: Store, idOrPrefix: string | undefined): 
   if (!/^[0-9a-f-]{4,36}$/.test(prefix))
     throw new OwnerError(`"${idOrPrefix}" is not a conversation id (4 to 36 characters of 0-9, a-f and -)`);
   const ids = store.owner.conversationIdsByPrefix(prefix);
-  if (ids.length === 0) throw refuse('noSuchConversation', prefix);
-  if (ids.length > 1) throw refuse('ambiguousId', prefix);
+  if (ids.length === 0) throw refuse('no_such_conversation', prefix);
+  if (ids.length > 1) throw refuse('ambiguous_id', prefix);
   return store.conversationById(ids[0] as string) as Conversation;
 }
 

@@ -47,11 +47,18 @@ export function refuse<R extends Reason>(reason: R, ...args: Args<R>): Refusal {
   return new Refusal(reason, args);
 }
 
-/** The catalogue's entries that operations of these scopes can answer with `status`. */
-export function refusalsFor(scopes: readonly Scope[], status: number): string[] {
-  return Object.values(CATALOGUE as Record<string, Entry>)
-    .filter((entry) => entry.status === status && entry.on.some((scope) => scope === 'any' || scopes.includes(scope)))
-    .map((entry) => entry.when);
+/** The catalogue's entries that operations of these scopes can answer with `status`: each reason and when. */
+export function refusalsFor(scopes: readonly Scope[], status: number): { reason: Reason; when: string }[] {
+  return (Object.entries(CATALOGUE) as [Reason, Entry][])
+    .filter(([, entry]) => entry.status === status && entry.on.some((on) => on === 'any' || scopes.includes(on)))
+    .map(([reason, entry]) => ({ reason, when: entry.when }));
+}
+
+/** Every reason a client of the service can be given, and when (the owner script's own are left out). */
+export function clientReasons(): { reason: Reason; when: string }[] {
+  return (Object.entries(CATALOGUE) as [Reason, Entry][])
+    .filter(([, entry]) => !entry.on.includes('owner'))
+    .map(([reason, entry]) => ({ reason, when: entry.when }));
 }
 
 /**
@@ -64,13 +71,13 @@ export function asRefusal(err: unknown): { refusal: Refusal; expected: boolean }
   const code = (err as { errcode?: number } | null)?.errcode;
   // SQLite primary result codes: 5 BUSY, 6 LOCKED, 8 READONLY, 10 IOERR, 13 FULL.
   const primary = typeof code === 'number' ? code & 0xff : undefined;
-  if (primary === 5 || primary === 6) return { refusal: refuse('databaseBusy'), expected: false };
+  if (primary === 5 || primary === 6) return { refusal: refuse('database_busy'), expected: false };
   if (primary === 8 || primary === 10 || primary === 13)
-    return { refusal: refuse('databaseUnavailable'), expected: false };
+    return { refusal: refuse('database_unavailable'), expected: false };
   return { refusal: refuse('internal'), expected: false };
 }
 
-/** `{ "error": { "code", "message" } }`, as REST answers every refusal. */
+/** `{ "error": { "code", "reason", "message" } }`, as REST answers every refusal. */
 export function errorBody(refusal: Refusal): string {
-  return JSON.stringify({ error: { code: refusal.status, message: refusal.message } });
+  return JSON.stringify({ error: { code: refusal.status, reason: refusal.reason, message: refusal.message } });
 }

@@ -28,7 +28,7 @@ export function authenticate(
   at: number,
 ): Conversation {
   const conversation = credentialOwner(credentials, token);
-  if (conversationId(rawId) !== conversation.id) throw refuse('otherConversation');
+  if (conversationId(rawId) !== conversation.id) throw refuse('other_conversation');
   return usableConversation(conversation, at);
 }
 
@@ -45,9 +45,9 @@ export function conversationOfCredential(
 }
 
 function credentialOwner(credentials: CredentialLookup, token: string | undefined): Conversation {
-  if (!isCredentialShaped(token)) throw refuse('noCredential');
+  if (!isCredentialShaped(token)) throw refuse('no_credential');
   const conversation = credentials.lookup(digestOf(token));
-  if (!conversation) throw refuse('unknownCredential');
+  if (!conversation) throw refuse('unknown_credential');
   return conversation;
 }
 
@@ -57,7 +57,7 @@ function credentialOwner(credentials: CredentialLookup, token: string | undefine
  * its credential expired.
  */
 export function usableConversation(conversation: Conversation | undefined, at: number): Conversation {
-  if (!conversation) throw refuse('unknownCredential');
+  if (!conversation) throw refuse('unknown_credential');
   if (conversation.blocked) throw refuse('blocked');
   if (Date.parse(conversation.expires_at) <= at) throw refuse('expired', conversation.expires_at);
   return conversation;

@@ -53,7 +53,7 @@ export function openConversation(
   write: ClientWrite,
 ): { conversation: Conversation; token: string } {
   return store.transaction(() => {
-    if (store.creationKeyUsed(opening.key)) throw refuse('creationKeyUsed');
+    if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
     countOpening(store, write.quotas, write.at, write.address);
     const id = randomUUID();
     countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
@@ -93,10 +93,10 @@ export function followUp(
     const conversation = usableConversation(store.conversationById(id), write.at);
     const original = store.messageByKey(id, input.key);
     if (original) {
-      if (original.message !== input.message) throw refuse('followUpKeyConflict');
+      if (original.message !== input.message) throw refuse('follow_up_key_conflict');
       return { message: original, duplicate: true, conversation };
     }
-    if (conversation.status === 'closed') throw refuse('conversationClosed');
+    if (conversation.status === 'closed') throw refuse('conversation_closed');
     countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
     const message = append(store, conversation, 'client', input.message, write.at, input.key);
     return { message, duplicate: false, conversation };
@@ -112,7 +112,7 @@ export function ownerReply(
 ): Message {
   return store.transaction(() => {
     const conversation = existing(store, id);
-    if (conversation.status === 'closed') throw refuse('replyToClosed', id);
+    if (conversation.status === 'closed') throw refuse('reply_to_closed', id);
     countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
     const message = append(store, conversation, 'owner', text, when.at, null);
     writePushEvents(store, id, 'conversation.replied', when.at);
@@ -123,7 +123,7 @@ export function ownerReply(
 /** Closes a conversation: still readable, but follow-ups get 410. */
 export function close(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
-    if (existing(store, id).status === 'closed') throw refuse('alreadyClosed', id);
+    if (existing(store, id).status === 'closed') throw refuse('already_closed', id);
     store.setStatus(id, 'closed', isoTime(at));
     writePushEvents(store, id, 'conversation.closed', at);
   });
@@ -133,7 +133,7 @@ export function close(store: Store, id: string, at = Date.now()): void {
 export function reopen(store: Store, id: string, at = Date.now()): void {
   store.transaction(() => {
     const conversation = existing(store, id);
-    if (conversation.status !== 'closed') throw refuse('notClosed', id);
+    if (conversation.status !== 'closed') throw refuse('not_closed', id);
     const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
     store.setStatus(id, ownerWroteLast ? 'answered' : 'open', isoTime(at));
     writePushEvents(store, id, 'conversation.reopened', at);
@@ -144,7 +144,7 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
 export function setBlocked(store: Store, id: string, blocked: boolean): void {
   store.transaction(() => {
     // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
-    if (existing(store, id).blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'alreadyBlocked' : 'notBlocked', id);
+    if (existing(store, id).blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'already_blocked' : 'not_blocked', id);
     store.setBlocked(id, blocked);
   });
 }
@@ -156,7 +156,7 @@ export function purgeExpired(store: Store, at: number): number {
 
 function existing(store: Store, id: string): Conversation {
   const conversation = store.conversationById(id);
-  if (!conversation) throw refuse('noSuchConversation', id);
+  if (!conversation) throw refuse('no_such_conversation', id);
   return conversation;
 }
 

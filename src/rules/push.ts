@@ -70,7 +70,7 @@ export function webhookView(target: PushTarget, pending: number) {
  */
 export function registerWebhook(store: Store, conversationId: string, url: string, at: number) {
   return store.transaction(() => {
-    if (!store.conversationById(conversationId)) throw refuse('unknownCredential'); // purged meanwhile
+    if (!store.conversationById(conversationId)) throw refuse('unknown_credential'); // purged meanwhile
     const replaced = store.outbox.deleteTargets(conversationId, 'webhook') > 0;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const target = {
@@ -96,14 +96,14 @@ export function registerWebhook(store: Store, conversationId: string, url: strin
 /** The conversation's webhook, or a refusal when it has none. */
 export function webhookOf(store: Store, conversationId: string) {
   const target = store.outbox.targets(conversationId, 'webhook')[0];
-  if (!target) throw refuse('noWebhook');
+  if (!target) throw refuse('no_webhook');
   return webhookView(target, store.outbox.pending(target.id));
 }
 
 /** Removes the conversation's webhook and its undelivered events. */
 export function removeWebhook(store: Store, conversationId: string): void {
   store.transaction(() => {
-    if (store.outbox.deleteTargets(conversationId, 'webhook') === 0) throw refuse('noWebhook');
+    if (store.outbox.deleteTargets(conversationId, 'webhook') === 0) throw refuse('no_webhook');
   });
 }
 
@@ -122,12 +122,12 @@ export interface PushConfigInput {
 /** Registers a push config on the conversation (replacing one of the same id); at most MAX_PUSH_CONFIGS. */
 export function registerPushConfig(store: Store, conversationId: string, config: PushConfigInput, at: number) {
   return store.transaction(() => {
-    if (!store.conversationById(conversationId)) throw refuse('unknownCredential'); // purged meanwhile
+    if (!store.conversationById(conversationId)) throw refuse('unknown_credential'); // purged meanwhile
     // The client's id names the config within its task only; the row's own id is the service's.
     const configId = config.id ?? randomUUID();
     store.outbox.deleteConfig(conversationId, configId);
     if (store.outbox.targets(conversationId, 'a2a').length >= MAX_PUSH_CONFIGS) {
-      throw refuse('tooManyPushConfigs', MAX_PUSH_CONFIGS);
+      throw refuse('too_many_push_configs', MAX_PUSH_CONFIGS);
     }
     const target = {
       id: `pc_${randomUUID()}`,
@@ -154,13 +154,13 @@ export function pushConfigsOf(store: Store, conversationId: string): PushTarget[
 /** One push config of the conversation, or a refusal. */
 export function pushConfigOf(store: Store, conversationId: string, id: string): PushTarget {
   const found = pushConfigsOf(store, conversationId).find((target) => target.config_id === id);
-  if (!found) throw refuse('noPushConfig');
+  if (!found) throw refuse('no_push_config');
   return found;
 }
 
 /** Removes one push config and its undelivered events. */
 export function removePushConfig(store: Store, conversationId: string, id: string): void {
   store.transaction(() => {
-    if (!store.outbox.deleteConfig(conversationId, id)) throw refuse('noPushConfig');
+    if (!store.outbox.deleteConfig(conversationId, id)) throw refuse('no_push_config');
   });
 }

@@ -73,13 +73,13 @@ export function countClientMessage(
     const wait = secondsUntilNextUtcDay(at);
     const clientRoom = quotas.dailyMaximum - quotas.ownerReserve;
     if (store.quotaCounts.count(day, 'all') >= clientRoom) {
-      throw refuse('dailyMaximum', quotas.dailyMaximum, quotas.ownerReserve, wait);
+      throw refuse('daily_maximum', quotas.dailyMaximum, quotas.ownerReserve, wait);
     }
     if (quotas.conversationShare > 0 && store.quotaCounts.count(day, conversation) >= quotas.conversationShare) {
-      throw refuse('conversationShare', quotas.conversationShare, wait);
+      throw refuse('conversation_share', quotas.conversationShare, wait);
     }
     if (quotas.addressShare > 0 && store.quotaCounts.count(day, address) >= quotas.addressShare) {
-      throw refuse('addressShare', quotas.addressShare, wait);
+      throw refuse('address_share', quotas.addressShare, wait);
     }
   }
   for (const counted of ['all', conversation, address] as const) store.quotaCounts.add(day, counted);
@@ -90,7 +90,7 @@ export function countOpening(store: Store, quotas: Quotas, at: number, address: 
   if (quotas.openingsPerHour === 0) return;
   const { count, oldest } = store.quotaCounts.openings(address, at - HOUR_MS);
   if (count >= quotas.openingsPerHour) {
-    throw refuse('tooManyOpenings', quotas.openingsPerHour, ((oldest as number) + HOUR_MS - at) / 1000);
+    throw refuse('too_many_openings', quotas.openingsPerHour, ((oldest as number) + HOUR_MS - at) / 1000);
   }
   store.quotaCounts.dropOpeningsBefore(at - HOUR_MS);
   store.quotaCounts.recordOpening(address, at);
@@ -101,7 +101,7 @@ export function countOwnerReply(store: Store, dailyMaximum: number, at: number, 
   const day = utcDay(at);
   openDay(store, day);
   if (!force && dailyMaximum > 0 && store.quotaCounts.count(day, 'all') >= dailyMaximum) {
-    throw refuse('ownerDailyMaximum', dailyMaximum);
+    throw refuse('owner_daily_maximum', dailyMaximum);
   }
   store.quotaCounts.add(day, 'all');
   store.quotaCounts.add(day, 'owner');

@@ -44,7 +44,7 @@ export function parseQuery(raw: string): Map<string, string> {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const name = decodeQueryPart(eq === -1 ? pair : pair.slice(0, eq));
-    if (query.has(name)) throw refuse('repeatedParameter');
+    if (query.has(name)) throw refuse('repeated_parameter');
     query.set(name, decodeQueryPart(eq === -1 ? '' : pair.slice(eq + 1)));
   }
   return query;
@@ -55,7 +55,7 @@ function decodeQueryPart(part: string): string {
   try {
     return decodeURIComponent(part.replace(/\+/g, ' '));
   } catch {
-    throw refuse('badPercentEncoding', 'query string');
+    throw refuse('bad_percent_encoding', 'query string');
   }
 }
 
@@ -64,7 +64,7 @@ export function integerIn(value: unknown, name: string, fallback: number, min: n
   if (value === undefined) return fallback;
   const number = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-    throw refuse('integerOutOfRange', name, max === MAX_SEQ ? `${min} or greater` : `from ${min} to ${max}`);
+    throw refuse('integer_out_of_range', name, max === MAX_SEQ ? `${min} or greater` : `from ${min} to ${max}`);
   }
   return number;
 }
@@ -72,7 +72,7 @@ export function integerIn(value: unknown, name: string, fallback: number, min: n
 /** The search text `q`: at most 120 characters; empty means no filter. */
 export function searchText(q: string): string {
   const length = codePointLength(q);
-  if (length > BOUNDS.qMaxChars) throw refuse('queryTooLong', BOUNDS.qMaxChars, length);
+  if (length > BOUNDS.qMaxChars) throw refuse('query_too_long', BOUNDS.qMaxChars, length);
   return q;
 }
 
@@ -92,7 +92,7 @@ export function parseDirectoryQuery(query: Query, kind: Kind | null): DirectoryQ
 /** The `kind` filter: community or tool; absent means both. */
 export function kindOf(value: unknown): Kind | null {
   if (value === undefined) return null;
-  if (value !== 'community' && value !== 'tool') throw refuse('badKind');
+  if (value !== 'community' && value !== 'tool') throw refuse('bad_kind');
   return value;
 }
 
@@ -114,21 +114,21 @@ export function waitSeconds(value: unknown, max: number): number {
   if (value === undefined) return 0;
   const number = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > max) {
-    throw refuse('waitTooLong', max);
+    throw refuse('wait_too_long', max);
   }
   return number;
 }
 
 /** A conversation id; ids are compared in lower case. */
 export function conversationId(raw: unknown): string {
-  if (typeof raw !== 'string' || !UUID.test(raw)) throw refuse('badConversationId');
+  if (typeof raw !== 'string' || !UUID.test(raw)) throw refuse('bad_conversation_id');
   return raw.toLowerCase();
 }
 
 /** REST's Idempotency-Key header; the IETF draft's quoted form `"key"` is accepted. */
 export function idempotencyKeyHeader(header: string | string[] | undefined): string {
-  if (header === undefined) throw refuse('keyMissing');
-  if (Array.isArray(header) || header.includes(',')) throw refuse('keyRepeated');
+  if (header === undefined) throw refuse('key_missing');
+  if (Array.isArray(header) || header.includes(',')) throw refuse('key_repeated');
   return idempotencyKey(
     header.length >= 2 && header.startsWith('"') && header.endsWith('"') ? header.slice(1, -1) : header,
   );
@@ -136,18 +136,18 @@ export function idempotencyKeyHeader(header: string | string[] | undefined): str
 
 /** An idempotency key: 8 to 128 characters of A-Z a-z 0-9 _ . : - */
 export function idempotencyKey(key: unknown, name = 'idempotency_key'): string {
-  if (typeof key !== 'string') throw refuse('wrongType', name, `a string of ${KEY_RULE}`);
+  if (typeof key !== 'string') throw refuse('wrong_type', name, `a string of ${KEY_RULE}`);
   if (key.length < BOUNDS.idempotencyKeyMinLength || key.length > BOUNDS.idempotencyKeyMaxLength)
-    throw refuse('keyLength', key.length);
-  if (!KEY.test(key)) throw refuse('keyCharacters');
+    throw refuse('key_length', key.length);
+  if (!KEY.test(key)) throw refuse('key_characters');
   return key;
 }
 
 /** The members of a JSON object body (or of tool arguments); any other member is refused. */
 export function fieldsOf(body: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('notAnObject');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('not_an_object');
   const unknown = Object.keys(body).find((key) => !allowed.includes(key));
-  if (unknown !== undefined) throw refuse('unknownField', unknown, allowed.join(', '));
+  if (unknown !== undefined) throw refuse('unknown_field', unknown, allowed.join(', '));
   return body as Record<string, unknown>;
 }
 
@@ -155,13 +155,13 @@ export function fieldsOf(body: unknown, allowed: readonly string[]): Record<stri
 export function messageText(value: unknown, name = 'message'): string {
   const what = `a string of 1 to ${BOUNDS.messageMaxChars} characters`;
   if (value === undefined) throw refuse('required', name, what);
-  if (typeof value !== 'string') throw refuse('wrongType', name, what);
-  if (value.trim() === '') throw refuse('blankMessage', name);
+  if (typeof value !== 'string') throw refuse('wrong_type', name, what);
+  if (value.trim() === '') throw refuse('blank_message', name);
   const length = codePointLength(value);
-  if (length > BOUNDS.messageMaxChars) throw refuse('tooLong', name, BOUNDS.messageMaxChars, length);
+  if (length > BOUNDS.messageMaxChars) throw refuse('too_long', name, BOUNDS.messageMaxChars, length);
   const control = MESSAGE_CONTROL.exec(value);
-  if (control) throw refuse('controlCharacter', name, escapedCodePoint(control[0]));
-  if (!value.isWellFormed()) throw refuse('loneSurrogate', name);
+  if (control) throw refuse('control_character', name, escapedCodePoint(control[0]));
+  if (!value.isWellFormed()) throw refuse('lone_surrogate', name);
   return value;
 }
 
@@ -169,17 +169,17 @@ export function messageText(value: unknown, name = 'message'): string {
 export function metadataOf(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
-    throw refuse('wrongType', 'metadata', 'an object with any of agent_name, model, framework');
+    throw refuse('wrong_type', 'metadata', 'an object with any of agent_name, model, framework');
   const metadata: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (!(METADATA_KEYS as readonly string[]).includes(key)) throw refuse('unknownMetadataKey', key);
-    if (typeof item !== 'string') throw refuse('wrongType', `metadata.${key}`, 'a string');
+    if (!(METADATA_KEYS as readonly string[]).includes(key)) throw refuse('unknown_metadata_key', key);
+    if (typeof item !== 'string') throw refuse('wrong_type', `metadata.${key}`, 'a string');
     const length = codePointLength(item);
     if (length > BOUNDS.metadataValueMaxChars)
-      throw refuse('tooLong', `metadata.${key}`, BOUNDS.metadataValueMaxChars, length);
-    if (!item.isWellFormed()) throw refuse('loneSurrogate', `metadata.${key}`);
+      throw refuse('too_long', `metadata.${key}`, BOUNDS.metadataValueMaxChars, length);
+    if (!item.isWellFormed()) throw refuse('lone_surrogate', `metadata.${key}`);
     const control = ANY_CONTROL.exec(item);
-    if (control) throw refuse('controlCharacter', `metadata.${key}`, escapedCodePoint(control[0]));
+    if (control) throw refuse('control_character', `metadata.${key}`, escapedCodePoint(control[0]));
     metadata[key] = item;
   }
   return metadata;

@@ -41,7 +41,7 @@ export function takePoll(app: App, conversation: Conversation, after: number, wa
   const news = newsOf(conversation, after);
   const held = waitSeconds > 0 && news === null && app.waits.hasRoom();
   const wait = app.rates.polls.take(conversation.id, app.now(), { waitSeconds, held, news });
-  if (wait > 0) throw refuse('pollTooSoon', app.config.pollIntervalSeconds, wait);
+  if (wait > 0) throw refuse('poll_too_soon', app.config.pollIntervalSeconds, wait);
   return held;
 }
 

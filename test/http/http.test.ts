@@ -160,7 +160,7 @@ test('malformed HTTP still gets the error body', async (t) => {
   const service = await startTestService(t);
   const bad = await rawRequest(service.url, 'GARBAGE\r\n\r\n');
   assert.match(bad, /^HTTP\/1\.1 400 /);
-  assert.match(bad, /\{"error":\{"code":400,"message":"The request is not valid HTTP\/1\.1\."\}\}\n$/);
+  assert.match(bad, /\{"error":\{"code":400,"reason":"malformed_http","message":"The request is not valid HTTP\/1\.1\."\}\}\n$/);
   const huge = await rawRequest(
     service.url,
     `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,
@@ -175,7 +175,7 @@ test('a missing or repeated Host and an unknown Expect get the error body, and a
     rawRequest(service.url, `GET /api/v1/health HTTP/${version}\r\n${headers}Connection: close\r\n\r\n`);
   const noHost = await health('1.1', '');
   assert.match(noHost, /^HTTP\/1\.1 400 /);
-  assert.match(noHost, /\{"error":\{"code":400,"message":"Send exactly one Host header/);
+  assert.match(noHost, /\{"error":\{"code":400,"reason":"host_header","message":"Send exactly one Host header/);
   assert.match(await health('1.1', 'Host: a\r\nHost: b\r\n'), /^HTTP\/1\.1 400 /, 'two Host headers');
   assert.match(await health('1.0', ''), /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
   const expect = await rawRequest(
@@ -189,15 +189,15 @@ test('a missing or repeated Host and an unknown Expect get the error body, and a
     service.url,
     'POST /a2a HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n',
   );
-  const restBody = /^HTTP\/1\.1 417 [^]*\{"error":\{"code":417,"message":"Only Expect/;
+  const restBody = /^HTTP\/1\.1 417 [^]*\{"error":\{"code":417,"reason":"expectation_failed","message":"Only Expect/;
   assert.match(door, restBody, 'a door answers it as HTTP too');
   assert.deepEqual(
     service.logs.filter((entry) => entry.refusal !== undefined).map((entry) => [entry.status, entry.refusal]),
     [
-      [400, 'hostHeader'],
-      [400, 'hostHeader'],
-      [417, 'expectationFailed'],
-      [417, 'expectationFailed'],
+      [400, 'host_header'],
+      [400, 'host_header'],
+      [417, 'expectation_failed'],
+      [417, 'expectation_failed'],
     ],
   );
 });
@@ -210,7 +210,7 @@ test('CONNECT gets 405 with Allow and the error body, not a dropped connection',
   assert.match(
     answer,
     new RegExp(
-      '\\{"error":\\{"code":405,"message":"CONNECT is not allowed on this server; ' +
+      '\\{"error":\\{"code":405,"reason":"method_not_allowed","message":"CONNECT is not allowed on this server; ' +
         'use GET, HEAD, POST, PUT, DELETE, OPTIONS\\."\\}\\}\\n$',
     ),
   );

@@ -167,7 +167,7 @@ test('the reserve keeps the end of the day for the owner, across a restart, unti
   const reply = (at: number) => ownerReply(service.store, id, 'owner', { at, dailyMaximum: 20 });
   reply(clock.now());
   reply(clock.now());
-  assert.throws(() => reply(clock.now()), { reason: 'ownerDailyMaximum' });
+  assert.throws(() => reply(clock.now()), { reason: 'owner_daily_maximum' });
 
   clock.set('2026-03-11T00:00:00.000Z');
   assert.equal((await follow()).status, 201, 'a new day starts');

@@ -39,7 +39,7 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   assertRefused(pollTooSoon, 429, /Poll this conversation at most once every 35 seconds/);
   assert.equal(pollTooSoon.headers.get('retry-after'), '30');
   assert.throws(() => ownerReply(service.store, id, 'x', { at: clock.now(), dailyMaximum: 4 }), {
-    reason: 'ownerDailyMaximum',
+    reason: 'owner_daily_maximum',
   });
   assert.equal((await post(firstKey, 'two')).status, 200, 'an identical retry is answered at the maximum');
   assert.equal(service.store.quotaCounts.count('2026-03-10', 'all'), 4, 'refusals and duplicates count nothing');

@@ -55,9 +55,9 @@ test('metrics count requests, refusals by reason and the day, in the Prometheus 
     value('agent_contact_requests_total', { route: '/api/v1/conversations/:id/messages', status: '429' }),
     1,
   );
-  assert.equal(value('agent_contact_refusals_total', { reason: 'conversationShare' }), 1);
-  assert.equal(value('agent_contact_refusals_total', { reason: 'unknownCredential' }), 1);
-  assert.equal(value('agent_contact_refusals_total', { reason: 'metricsCredential' }), 2);
+  assert.equal(value('agent_contact_refusals_total', { reason: 'conversation_share' }), 1);
+  assert.equal(value('agent_contact_refusals_total', { reason: 'unknown_credential' }), 1);
+  assert.equal(value('agent_contact_refusals_total', { reason: 'metrics_credential' }), 2);
   assert.equal(value('agent_contact_messages_today'), 2);
   assert.equal(value('agent_contact_daily_message_maximum'), 500);
   assert.equal(value('agent_contact_conversations', { status: 'open' }), 1);

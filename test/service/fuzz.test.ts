@@ -1,10 +1,11 @@
-// Seeded fuzzing over every route: no 5xx, every refusal carries the error body, no
-// prototype is polluted, and the server still answers. A failure names its seed and case:
+// Seeded fuzzing over every route: no 5xx, every refusal carries the error body with a reason
+// of the catalogue (the A2A door its own body), no prototype is polluted, and the server still answers. A failure names its seed and case:
 // replay it with FUZZ_SEED=<seed> npm test. The cases are made in fuzz-cases.ts.
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import { CATALOGUE } from '../../src/refusals/catalogue.ts';
 import { FuzzCases } from './fuzz-cases.ts';
 import { openConversation, startTestService, type TestService } from '../helpers.ts';
 import { seededRandom } from '../random.ts';
@@ -13,6 +14,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const FETCH_CASES = 2500;
 const RAW_CASES = 400;
 const CONCURRENCY = 8;
+const REASONS = new Set(Object.keys(CATALOGUE));
 
 /** What every answer is held to; failures are collected, statuses counted. */
 class Judge {
@@ -33,6 +35,8 @@ class Judge {
       const body = JSON.parse(text);
       if (body.jsonrpc !== '2.0' || !('result' in body || 'error' in body))
         this.failures.push(`${label} → 200 without a JSON-RPC response: ${text.slice(0, 200)}`);
+      if (body.result?.isError === true && !REASONS.has(JSON.parse(body.result.content[0].text).error.reason))
+        this.failures.push(`${label} → a tool refusal without a reason of the catalogue: ${text.slice(0, 200)}`);
     }
   }
 
@@ -42,15 +46,19 @@ class Judge {
   }
 }
 
-/** The REST error body with the answer's status, or a JSON-RPC error (/mcp's own). */
+/**
+ * The REST error body with the answer's status and a reason of the catalogue, the A2A door's
+ * HTTP+JSON error body (its own reasons in details), or a JSON-RPC error (/mcp's and /a2a's).
+ */
 function isErrorBody(text: string, status: number): boolean {
   try {
     const body = JSON.parse(text);
     const jsonRpcError =
       body.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error.message === 'string';
-    const errorBody =
-      Object.keys(body).join() === 'error' && body.error.code === status && typeof body.error.message === 'string';
-    return jsonRpcError || errorBody;
+    const members = Object.keys(body).join() === 'error' && body.error.code === status ? Object.keys(body.error) : [];
+    const restBody = members.join() === 'code,reason,message' && REASONS.has(body.error.reason);
+    const a2aBody = members.join() === 'code,status,message,details';
+    return jsonRpcError || restBody || a2aBody;
   } catch {
     return false;
   }

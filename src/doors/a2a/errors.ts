@@ -90,32 +90,32 @@ export class A2aError {
 
 /** Which A2A error each refusal of the catalogue is; any other is invalid params. */
 const BY_REASON: Partial<Record<Reason, KindName>> = {
-  credentialInUrl: 'credentialInUrl',
-  noCredential: 'unauthenticated',
-  unknownCredential: 'unauthenticated',
-  otherConversation: 'taskNotFound', // never reveal another conversation's task
-  badConversationId: 'taskNotFound',
+  credential_in_url: 'credentialInUrl',
+  no_credential: 'unauthenticated',
+  unknown_credential: 'unauthenticated',
+  other_conversation: 'taskNotFound', // never reveal another conversation's task
+  bad_conversation_id: 'taskNotFound',
   expired: 'taskNotFound',
   blocked: 'blocked',
-  forbiddenOrigin: 'foreignOrigin',
-  forbiddenHost: 'foreignOrigin',
-  bodyTooLarge: 'bodyTooLarge',
-  notJsonContent: 'contentTypeNotSupported',
-  notJson: 'parseError',
-  notUtf8: 'parseError',
-  conversationClosed: 'unsupportedOperation',
-  noPushConfig: 'taskNotFound',
-  noRoute: 'methodNotFound',
-  methodNotAllowed: 'notAllowed',
-  dailyMaximum: 'dailyLimit',
-  conversationShare: 'dailyShare',
-  addressShare: 'dailyShare',
-  tooManyOpenings: 'openingLimit',
-  pollTooSoon: 'pollTooSoon',
-  tooManyRequests: 'requestLimit',
+  forbidden_origin: 'foreignOrigin',
+  forbidden_host: 'foreignOrigin',
+  body_too_large: 'bodyTooLarge',
+  not_json_content: 'contentTypeNotSupported',
+  not_json: 'parseError',
+  not_utf8: 'parseError',
+  conversation_closed: 'unsupportedOperation',
+  no_push_config: 'taskNotFound',
+  no_route: 'methodNotFound',
+  method_not_allowed: 'notAllowed',
+  daily_maximum: 'dailyLimit',
+  conversation_share: 'dailyShare',
+  address_share: 'dailyShare',
+  too_many_openings: 'openingLimit',
+  poll_too_soon: 'pollTooSoon',
+  too_many_requests: 'requestLimit',
   internal: 'internal',
-  databaseBusy: 'internal',
-  databaseUnavailable: 'internal',
+  database_busy: 'internal',
+  database_unavailable: 'internal',
 };
 
 /**
@@ -129,12 +129,12 @@ export function a2aErrorOf(err: unknown, refusalOf: (err: unknown) => Refusal): 
 }
 
 function fromRefusal(refusal: Refusal): A2aError {
-  const reused = refusal.reason === 'creationKeyUsed' || refusal.reason === 'followUpKeyConflict';
+  const reused = refusal.reason === 'creation_key_used' || refusal.reason === 'follow_up_key_conflict';
   const taskNotFound: Partial<Record<Reason, string>> = {
     expired: 'Task not found: its credential has expired; open a new conversation to continue.',
     // never says whether the id is another conversation's
-    otherConversation: 'Task not found: a credential opens only its own task; send that task id, or none.',
-    badConversationId: 'Task not found: a credential opens only its own task; send that task id, or none.',
+    other_conversation: 'Task not found: a credential opens only its own task; send that task id, or none.',
+    bad_conversation_id: 'Task not found: a credential opens only its own task; send that task id, or none.',
   };
   const message = taskNotFound[refusal.reason] ?? refusal.messageIn(A2A_TERMS);
   return new A2aError(BY_REASON[refusal.reason] ?? 'invalidParams', message, refusal.headers, reused);

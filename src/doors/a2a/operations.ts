@@ -44,7 +44,7 @@ const unsupported = (what: string) =>
 
 /** The credential's conversation, for the operations that need one (checked after params and capability). */
 function holderOf(call: A2aCall): Conversation {
-  if (call.holder === null) throw refuse('noCredential');
+  if (call.holder === null) throw refuse('no_credential');
   return call.holder;
 }
 
@@ -59,7 +59,7 @@ export async function sendMessage(call: A2aCall) {
   const push = await checkedPushConfig(app, objectMember(configuration, 'taskPushNotificationConfig'));
   const register = push && ((id: string) => void registerPushConfig(app.store, id, push, app.now()));
   if (call.holder === null) {
-    if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('noCredential');
+    if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('no_credential');
     const opening = { message: inbound.text, metadata: openingMetadata(params), key: inbound.key };
     const opened = await app.open(opening, ctx.clientAddress, register ?? undefined);
     return { task: openedTask(app, opened.id, opened.access_token, historyLength) };

@@ -231,6 +231,6 @@ export function note(id: string, lastSeq: number, text: string) {
 export function ownTask(conversation: Conversation, taskId: unknown): void {
   if (taskId === undefined) throw invalid('`id` (the task id) is required.');
   if (typeof taskId !== 'string' || taskId.toLowerCase() !== conversation.id) {
-    throw refuse('otherConversation'); // never reveal another conversation's task: TaskNotFound
+    throw refuse('other_conversation'); // never reveal another conversation's task: TaskNotFound
   }
 }

@@ -49,7 +49,7 @@ function withCredential<R>(run: (ctx: WithConversation) => R) {
 /** The idempotency_key argument, or a key of the server's own: then a retry is not recognised. */
 const keyOf = (value: unknown) => (value === undefined ? `mcp-${randomUUID()}` : idempotencyKey(value));
 const optionalString = (value: unknown, name: string, what: string) => {
-  if (value !== undefined && typeof value !== 'string') throw refuse('wrongType', name, what);
+  if (value !== undefined && typeof value !== 'string') throw refuse('wrong_type', name, what);
   return value ?? '';
 };
 
@@ -59,7 +59,7 @@ const optionalString = (value: unknown, name: string, what: string) => {
  */
 function numbersOnly(args: Record<string, unknown>, names: readonly string[]): void {
   for (const name of names) {
-    if (args[name] !== undefined && typeof args[name] !== 'number') throw refuse('wrongType', name, 'a JSON number');
+    if (args[name] !== undefined && typeof args[name] !== 'number') throw refuse('wrong_type', name, 'a JSON number');
   }
 }
 
@@ -83,7 +83,7 @@ function getListing({ app, args }: ToolContext) {
   fieldsOf(args, ['slug']);
   if (args.slug === undefined) throw refuse('required', 'slug', "a listing's slug from search_directory");
   const found = app.directory.listing(optionalString(args.slug, 'slug', 'a string'));
-  if (!found) throw refuse('noListing');
+  if (!found) throw refuse('no_listing');
   return found;
 }
 
@@ -153,7 +153,7 @@ export async function callTool(
   if (typeof name !== 'string' || !Object.hasOwn(RUN, name)) return undefined;
   try {
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      throw refuse('notAnObject');
+      throw refuse('not_an_object');
     }
     const run = RUN[name as ToolName];
     const value = (await run({
@@ -168,6 +168,7 @@ export async function callTool(
     const retry = refusal.headers['retry-after'];
     const error = {
       code: refusal.status,
+      reason: refusal.reason,
       message: refusal.messageIn(MCP_TERMS),
       ...(retry && { retry_after_seconds: Number(retry) }),
     };

@@ -15,11 +15,11 @@ import type { Counter } from '../../runtime/metrics.ts';
 /** GET /metrics */
 export function metricsPage({ app, req }: RequestContext): Reply {
   const expected = app.config.metricsToken;
-  if (expected === null) throw refuse('noRoute', 'GET'); // off: as if there were no such path
+  if (expected === null) throw refuse('no_route', 'GET'); // off: as if there were no such path
   // Digests compared, not the texts: equal lengths whatever was sent, and no time that depends on it.
   const digest = (text: string) => createHash('sha256').update(text).digest();
   const given = bearerCredential(req.rawHeaders) ?? '';
-  if (!timingSafeEqual(digest(given), digest(expected))) throw refuse('metricsCredential');
+  if (!timingSafeEqual(digest(given), digest(expected))) throw refuse('metrics_credential');
   return { status: 200, body: render(app), contentType: 'text/plain; version=0.0.4; charset=utf-8' };
 }
 

@@ -35,7 +35,7 @@ export function listDirectory(kind: Kind | null) {
 /** GET /api/v1/directory/{slug} */
 export function getListing(ctx: RequestContext): Reply {
   const answer = ctx.app.directory.get(ctx.params.slug as string);
-  if (answer === undefined) throw refuse('noListing');
+  if (answer === undefined) throw refuse('no_listing');
   return conditionalReply(ctx.req, answer);
 }
 

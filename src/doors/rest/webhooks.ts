@@ -16,7 +16,7 @@ type Authenticated = RequestContext & { conversation: Conversation };
 export async function putWebhook(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['url']);
   if (body.url === undefined) throw refuse('required', 'url', 'the https URL to POST events to');
-  if (typeof body.url !== 'string') throw refuse('wrongType', 'url', 'a string: the https URL to POST events to');
+  if (typeof body.url !== 'string') throw refuse('wrong_type', 'url', 'a string: the https URL to POST events to');
   const url = await checkRegisteredUrl(body.url, ctx.app.outboundPolicy);
   const { replaced, view } = await ctx.app.write(() =>
     registerWebhook(ctx.app.store, ctx.conversation.id, url, ctx.app.now()),

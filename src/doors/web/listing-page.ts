@@ -39,7 +39,7 @@ const VALUE_WORDS: Record<string, string> = {
 /** GET /listings/{slug} */
 export function listingPage(ctx: PageContext): Reply {
   const listing = ctx.app.directory.listing(ctx.params.slug as string);
-  if (!listing) throw refuse('noListing');
+  if (!listing) throw refuse('no_listing');
   const notes = (listing.field_notes ?? []) as FieldNote[];
   const entry = (label: string, value: string, field: string) =>
     `<dt>${escapeHtml(label)}</dt><dd>${value}${sourceLinks(notes, field)}</dd>`;
