@@ -4,7 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { RunningConfig } from '../runtime/app.ts';
-import type { Headers } from '../refusals/catalogue.ts';
+import type { Headers } from '../refusals/entry.ts';
 import { refuse } from '../refusals/refusal.ts';
 
 /** A protocol door: its path, the setting that allows more origins, and the headers its clients send. */

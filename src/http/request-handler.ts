@@ -8,10 +8,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../runtime/app.ts';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
 import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins.ts';
-import type { Headers } from '../refusals/catalogue.ts';
+import type { Headers } from '../refusals/entry.ts';
 import { asRefusal, errorBody, refuse, type Refusal } from '../refusals/refusal.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
 import { senderOf } from '../rules/senders.ts';
+import { clientAddressOf } from './client-address.ts';
 import { malformedHttp } from './server.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
@@ -65,29 +66,6 @@ const ANY_ORIGIN: Headers = {
 };
 /** A policy until the path is matched: public, readable from any origin, limited. */
 const UNROUTED: Policy = { cache: 'public', cors: 'any', requestLimit: true };
-
-// Public answers may be stored, but are revalidated every time: the owner's listing
-// changes show on the next request, and an unchanged answer costs a 304 and no body.
-const PUBLIC_CACHE_CONTROL = 'public, no-cache';
-
-/** A 200 with the answer's ETag, or a 304 when the client's If-None-Match already has it. */
-export function conditionalReply(
-  req: IncomingMessage,
-  answer: { bytes: Buffer; etag: string },
-  contentType?: string,
-): Reply {
-  const headers = { etag: answer.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
-  if (clientHas(req, answer.etag)) return { status: 304, body: '', headers };
-  return { status: 200, body: answer.bytes, headers, contentType };
-}
-
-/** Whether the request's If-None-Match names `etag` (weakly compared), or is `*`. */
-export function clientHas(req: IncomingMessage, etag: string): boolean {
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
 
 /** One request and its answer: what the log line and the policy need to know. */
 interface Exchange {
@@ -296,13 +274,4 @@ function splitTarget(target: string): { path: string; rawQuery: string } {
   const mark = withoutHash.indexOf('?');
   if (mark === -1) return { path: withoutHash, rawQuery: '' };
   return { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
-}
-
-function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').at(-1)?.trim();
-    if (last) return last;
-  }
-  return req.socket.remoteAddress ?? 'unknown';
 }

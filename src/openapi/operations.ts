@@ -4,7 +4,7 @@
 
 import { BOUNDS } from '../base/contract.ts';
 import { json, ref, STRING, UUID } from './schemas.ts';
-import type { Scope } from '../refusals/catalogue.ts';
+import type { Scope } from '../refusals/entry.ts';
 import { refusalsFor } from '../refusals/refusal.ts';
 
 /** The contract's error statuses, declared on every endpoint. */

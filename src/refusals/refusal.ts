@@ -2,7 +2,8 @@
 // catalogue (catalogue.ts); each door renders its message in its own terms (REST names
 // headers, MCP names tool arguments), and one function maps any thrown value to a refusal.
 
-import { CATALOGUE, type Headers, type Scope } from './catalogue.ts';
+import { CATALOGUE } from './catalogue.ts';
+import type { Headers, Scope } from './entry.ts';
 import { REST_TERMS, type Terms } from './terms.ts';
 
 type Catalogue = typeof CATALOGUE;

@@ -3,7 +3,8 @@
 
 import type { App } from '../../runtime/app.ts';
 import { etagOf } from '../../directory/snapshot.ts';
-import { clientHas, type Reply, type RequestContext } from '../../http/request-handler.ts';
+import { clientHas } from '../../http/conditional.ts';
+import { type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
 
 const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();

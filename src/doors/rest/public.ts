@@ -1,7 +1,8 @@
 // Public, read-only endpoints: health, contact-info, the OpenAPI document and the directory.
 
 import { describeContact } from '../../guide/contact.ts';
-import { conditionalReply, type Handler, type Reply, type RequestContext } from '../../http/request-handler.ts';
+import { conditionalReply } from '../../http/conditional.ts';
+import { type Handler, type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { openApiDocument } from '../../openapi/document.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';

@@ -4,7 +4,8 @@
 
 import { createHash } from 'node:crypto';
 import { etagOf } from '../../directory/snapshot.ts';
-import { conditionalReply, type Reply, type RequestContext } from '../../http/request-handler.ts';
+import { conditionalReply } from '../../http/conditional.ts';
+import { type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { asRefusal } from '../../refusals/refusal.ts';
 import { PAGE_TERMS } from '../../refusals/terms.ts';
 import { BOUNDS } from '../../base/contract.ts';
