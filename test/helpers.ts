@@ -178,7 +178,7 @@ export function runOwner(
 export function runCommand(
   program: string,
   args: string[],
-  options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string; uid?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
@@ -186,6 +186,7 @@ export function runCommand(
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 20_000,
+      ...(options.uid !== undefined && { uid: options.uid, gid: options.uid }),
     });
     let stdout = '';
     let stderr = '';

@@ -59,13 +59,22 @@ test('follow-up keys are scoped to their conversation', async (t) => {
   const a = await openConversation(service.url);
   const b = await openConversation(service.url);
   const key = newKey();
-  for (const { id, token } of [a, b]) {
+  for (const [{ id, token }, text] of [[a, 'in a'], [b, 'in b']] as const) {
     const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
       token,
       key,
-      json: { message: 'same' },
+      json: { message: text },
     });
-    assert.equal(response.status, 201);
+    assert.equal(response.status, 201, `${text}: the same key is new in another conversation`);
+    assert.equal(response.body.duplicate, false);
+  }
+  // Each conversation stored its own message under the key, not the other's.
+  for (const [{ id, token }, text] of [[a, 'in a'], [b, 'in b']] as const) {
+    const history = await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token });
+    assert.deepEqual(
+      history.body.items.map((m: { seq: number; message: string }) => [m.seq, m.message]),
+      [[1, 'Hello, owner.'], [2, text]],
+    );
   }
 });
 

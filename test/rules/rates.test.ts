@@ -51,8 +51,11 @@ test('the shared daily maximum counts openings, follow-ups and owner replies, an
   assert.equal(service.store.quotaCounts.count('2026-03-11', 'all'), 1);
 });
 
-test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
-  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '0' } });
+test('DAILY_MESSAGE_LIMIT=0 means unlimited: no maximum, and no share or reserve beneath it', async (t) => {
+  // Shares of 2 would refuse the third message if 0 were read as the default maximum of 500.
+  const env = { DAILY_MESSAGE_LIMIT: '0', DAILY_CONVERSATION_SHARE: '2', DAILY_ADDRESS_SHARE: '2' };
+  const clock = fakeClock('2026-03-10T12:00:00.000Z');
+  const service = await startTestService(t, { now: clock.now, env });
   const { id, token } = await openConversation(service.url);
   for (let i = 0; i < 5; i++) {
     const response = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
@@ -60,8 +63,13 @@ test('DAILY_MESSAGE_LIMIT=0 means unlimited', async (t) => {
       key: newKey(),
       json: { message: `m${i}` },
     });
-    assert.equal(response.status, 201);
+    assert.equal(response.status, 201, `message ${i + 2} of the conversation`);
   }
+  assert.equal((await openConversation(service.url)).id.length, 36, 'a second opening from the same address');
+  assert.equal(service.store.quotaCounts.count('2026-03-10', 'all'), 7, 'each stored message was counted');
+  const info = await request(service.url, 'GET', '/api/v1/contact-info');
+  assert.equal(info.body.limits.daily_message_maximum, 0);
+  assert.equal(info.body.limits.daily_conversation_share, 0, 'no share is published either');
 });
 
 test('openings per address are limited over a sliding hour; Retry-After says when the oldest leaves it', async (t) => {

@@ -163,15 +163,17 @@ test('SIGINT also shuts down gracefully, letting a request in flight finish', as
   assert.match(server.output(), /SIGINT received/);
 });
 
-test(
-  'a read-only database file stops start-up instead of failing later',
-  { skip: process.getuid?.() === 0 && 'root ignores file permissions' },
-  async (t) => {
-    const dir = tempDir(t);
-    const dbPath = path.join(dir, 'ro.db');
-    new DatabaseSync(dbPath).close();
-    chmodSync(dbPath, 0o444);
-    const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
-    assert.equal(result.code, 1);
-  },
-);
+// Root ignores file permissions: as root, the server is run as the unprivileged user `nobody`
+// (uid 65534), so that the permission is really in its way, in CI too.
+const UNPRIVILEGED = process.getuid?.() === 0 ? 65534 : undefined;
+
+test('a read-only database file stops start-up instead of failing later', async (t) => {
+  const dir = tempDir(t);
+  chmodSync(dir, 0o755); // the unprivileged user may enter the folder, and no more
+  const dbPath = path.join(dir, 'ro.db');
+  new DatabaseSync(dbPath).close();
+  chmodSync(dbPath, 0o444);
+  const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath }, uid: UNPRIVILEGED });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^Cannot start: the database at DB_PATH cannot be opened: .*(readonly|read-only|permission)/im);
+});
