@@ -2,10 +2,12 @@
 // bodies carry it beside code and message, and the OpenAPI document lists every one.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { CATALOGUE } from '../../src/refusals/catalogue.ts';
 import { clientReasons } from '../../src/refusals/refusal.ts';
-import { newKey, openConversation, request, startTestService } from '../helpers.ts';
+import { newKey, openConversation, request, ROOT, startTestService } from '../helpers.ts';
 
 test('every reason is snake_case and named once, by its catalogue entry', () => {
   const reasons = Object.keys(CATALOGUE);
@@ -73,4 +75,12 @@ test('the OpenAPI document lists every reason a client can be given, each under 
   const perStatus = JSON.stringify(document.paths['/api/v1/conversations/{id}/messages'].post.responses['429']);
   for (const reason of ['daily_maximum', 'conversation_share', 'address_share']) assert.ok(perStatus.includes(reason));
   assert.ok(!listed.includes('already_closed'), "the owner script's own refusals are not a client's");
+});
+
+test('docs/api.md lists every reason a client can be given, with its status', () => {
+  const api = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
+  for (const { reason } of clientReasons()) {
+    const status = CATALOGUE[reason].status;
+    assert.ok(api.includes(`| ${status} | \`${reason}\` |`), `${reason} (${status}) is in the table of refusals`);
+  }
 });
