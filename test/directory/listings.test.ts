@@ -262,3 +262,27 @@ test('docs/directory.md and the README give the true counts of first-hand and se
   );
   assert.deepEqual(copies, [], 'a note read in a copy says so at its start');
 });
+
+test('every shipped listing that is not documented says why, in its description and a note on its status', () => {
+  for (const listing of shipped()) {
+    if (listing.status === 'documented') continue;
+    const notes = (listing.field_notes ?? []) as { field: string }[];
+    assert.ok(notes.some((note) => note.field === 'status'), `${listing.slug}: a note sources its ${listing.status}`);
+  }
+});
+
+test("docs/directory.md's reading date is every listing's, and names the one note that is older", () => {
+  const doc = readFileSync(path.join(ROOT, 'docs/directory.md'), 'utf8').replace(/\s+/g, ' ');
+  const read = /re-read against both rules above on (\d{4}-\d{2}-\d{2})/.exec(doc)?.[1];
+  assert.ok(read, 'docs/directory.md says when the listings were re-read');
+  const listings = shipped();
+  for (const listing of listings) assert.equal(listing.verified_at, read, `${listing.slug}: verified_at`);
+  const older = listings.flatMap((listing) =>
+    ((listing.field_notes ?? []) as { seen_at: string }[])
+      .filter((note) => note.seen_at !== read)
+      .map((note) => `${listing.slug} ${note.seen_at}`),
+  );
+  const stated = /every note carries \d{4}-\d{2}-\d{2} but one, `([a-z0-9-]+)`[^,]*, which keeps (\d{4}-\d{2}-\d{2})/
+    .exec(doc);
+  assert.deepEqual(older, stated ? [`${stated[1]} ${stated[2]}`] : []);
+});
