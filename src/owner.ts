@@ -93,6 +93,12 @@ function report(err: unknown): void {
   process.exitCode = 1;
 }
 
+// A reader that goes away (`export | head`) ends the command quietly, as it does any Unix tool.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') console.error(`error: cannot write the output: ${shown(err.message)}`);
+  process.exit(err.code === 'EPIPE' ? 0 : 1);
+});
+
 try {
   await main(process.argv.slice(2));
 } catch (err) {

@@ -41,7 +41,9 @@ function layerMap(): Map<string, Set<string>> {
   for (const row of rows) {
     const [placeCell = '', , allowedCell = ''] = row.split('|').slice(1).map((cell) => cell.trim());
     const allowed = new Set(allowedCell === 'nothing' ? [] : allowedCell.split(',').map((name) => name.trim()));
-    for (const [, place] of placeCell.matchAll(/\[`src\/([^`]*)`\]/g)) map.set((place as string).replace(/\/$/, ''), allowed);
+    for (const [, place] of placeCell.matchAll(/\[`src\/([^`]*)`\]/g)) {
+      map.set((place as string).replace(/\/$/, ''), allowed);
+    }
   }
   return map;
 }
@@ -66,7 +68,8 @@ test('every import of src/ goes down the layers that docs/design.md names', () =
       const targetPlace = placeOf(target);
       if (targetPlace === place || path.dirname(path.relative(SRC, target)) === place) continue;
       if (!allowed.has(targetPlace)) {
-        broken.push(`${path.relative(SRC, file)} imports ${path.relative(SRC, target)}, but ${place} may not import ${targetPlace}`);
+        const [from, to] = [path.relative(SRC, file), path.relative(SRC, target)];
+        broken.push(`${from} imports ${to}, but ${place} may not import ${targetPlace}`);
       }
     }
   }
@@ -105,7 +108,8 @@ test("the map names every folder of src/, and each folder it names exists", () =
 });
 
 test('every path of src/ or test/ that the documentation names exists', () => {
-  const documents = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const docs = readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+  const documents = ['README.md', ...docs.map((name) => `docs/${name}`)];
   const missing: string[] = [];
   for (const document of documents) {
     const text = readFileSync(path.join(ROOT, document), 'utf8');

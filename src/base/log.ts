@@ -20,7 +20,15 @@ export function createStdoutLog(): Log {
   };
   setInterval(flush, FLUSH_EVERY_MS).unref();
   process.on('exit', flush);
+  // A stdout that went away (a closed pipe) loses the log, never the server.
+  process.stdout.on('error', () => {});
   return (entry) => {
     if (pending.push(entry) >= FLUSH_AT_ENTRIES) flush();
   };
+}
+
+/** An error as one short line: its name and message, cut, with anything shaped like a credential masked. */
+export function describeError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : typeof err === 'string' ? err : typeof err;
+  return text.slice(0, 300).replace(/[0-9a-f]{64}/gi, '[64 hex characters]');
 }

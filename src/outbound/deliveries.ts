@@ -6,6 +6,7 @@
 // Every request passes the outbound guard (guard.ts).
 
 import { createHmac } from 'node:crypto';
+import { keepRunning } from '../base/background.ts';
 import type { Log } from '../base/log.ts';
 import type { ThinEvent } from '../rules/push.ts';
 import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './guard.ts';
@@ -47,9 +48,11 @@ interface Deps {
 /** Starts the delivery loop; returns its stop function. */
 export function startDeliveries(deps: Deps): () => void {
   const loop = new DeliveryLoop(deps);
-  const timer = setInterval(() => loop.tick(), loop.timing.tickMs);
+  // A tick that fails (a database locked past the busy timeout) is logged; what was due stays due.
+  const tick = keepRunning('deliveries', () => loop.tick(), deps.log, deps.now);
+  const timer = setInterval(tick, loop.timing.tickMs);
   timer.unref();
-  setImmediate(() => loop.tick()); // what was due while the server was down goes out now
+  setImmediate(tick); // what was due while the server was down goes out now
   return () => {
     loop.stop();
     clearInterval(timer);

@@ -1,5 +1,6 @@
 // The owner's commands on conversations: read them, answer, close, block, export, watch.
 
+import { keepRunning } from '../base/background.ts';
 import { watchOtherCommits } from '../store/other-commits.ts';
 import { close, ownerReply, reopen, setBlocked } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
@@ -221,9 +222,12 @@ function watch(store: Store): Promise<void> {
   console.log('Watching for new client messages; Ctrl-C ends.');
   let printedAtSince = new Set<string>();
   const othersCommitted = watchOtherCommits(store); // the server's writes are another connection's commits
+  let unread = false; // a read that failed is tried again on the next tick, commit or not
+  const complain = () => console.error('error: cannot read new messages now (the database is busy?); trying again');
   return new Promise((resolve) => {
     const tick = () => {
-      if (!othersCommitted()) return;
+      if (!othersCommitted() && !unread) return;
+      unread = true;
       for (const message of store.owner.clientMessagesSince(since)) {
         const key = `${message.conversation_id}/${message.seq}`;
         if (message.created_at === since && printedAtSince.has(key)) continue;
@@ -235,8 +239,9 @@ function watch(store: Store): Promise<void> {
         );
         console.log(shownBody(message.message));
       }
+      unread = false;
     };
-    const timer = setInterval(tick, WATCH_INTERVAL_MS);
+    const timer = setInterval(keepRunning('watch', tick, complain), WATCH_INTERVAL_MS);
     const stop = () => {
       clearInterval(timer);
       console.log('Stopped watching.');

@@ -144,7 +144,9 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
 export function setBlocked(store: Store, id: string, blocked: boolean): void {
   store.transaction(() => {
     // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
-    if (existing(store, id).blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'already_blocked' : 'not_blocked', id);
+    if (existing(store, id).blocked === (blocked ? 1 : 0)) {
+      throw refuse(blocked ? 'already_blocked' : 'not_blocked', id);
+    }
     store.setBlocked(id, blocked);
   });
 }

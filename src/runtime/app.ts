@@ -3,7 +3,8 @@
 // writes, which every door submits the same way: group-committed, then told to the owner.
 
 import { randomBytes } from 'node:crypto';
-import { createStdoutLog, type Log } from '../base/log.ts';
+import { keepRunning } from '../base/background.ts';
+import { createStdoutLog, describeError, type Log } from '../base/log.ts';
 import { createBatch } from '../store/group-commit.ts';
 import { startDeliveries, type DeliveryTiming } from '../outbound/deliveries.ts';
 import type { Config } from '../base/config.ts';
@@ -48,9 +49,9 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const quotas = quotasOf(config);
   // The key of the addresses' hashes: kept in the database so that counts survive a restart.
   const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
-  const { rates, stopSweeping } = startRates(config, now);
+  const { rates, stopSweeping } = startRates(config, now, log);
   const batch = createBatch(store);
-  const waits = new ReplyWaits(store);
+  const waits = new ReplyWaits(store, log);
   const outboundPolicy = { allowedHosts: config.outboundAllowedHosts };
   const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
   const notifyOwner = createNotifier(config.notifyCommand, log);
@@ -154,14 +155,15 @@ function conversationWrites(
 }
 
 /** The per-address request rate and the poll clock, their idle entries swept once a minute. */
-function startRates(config: RunningConfig, now: () => number) {
+function startRates(config: RunningConfig, now: () => number, log: Log) {
   const rates = {
     requests: createRequestBuckets(config.requestLimitPerMinute),
     polls: createPollClock(config.pollIntervalSeconds),
   };
-  const sweeper = setInterval(() => {
+  const sweep = () => {
     for (const rate of Object.values(rates)) rate.sweep(now());
-  }, SWEEP_INTERVAL_MS);
+  };
+  const sweeper = setInterval(keepRunning('sweep', sweep, log, now), SWEEP_INTERVAL_MS);
   sweeper.unref();
   return { rates, stopSweeping: () => clearInterval(sweeper) };
 }
@@ -175,10 +177,4 @@ function unexpectedErrorLog(log: Log) {
     const time = new Date().toISOString();
     log({ time, request_id: requestId, level: 'error', ...extra, error: describeError(err) });
   };
-}
-
-/** An error as one short line: its name and message, cut, with anything shaped like a credential masked. */
-function describeError(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : typeof err === 'string' ? err : typeof err;
-  return text.slice(0, 300).replace(/[0-9a-f]{64}/gi, '[64 hex characters]');
 }

@@ -1,11 +1,15 @@
 // Polls that wait for the owner: `GET …/updates?wait=S` (and check_updates' `wait`) is held
-// until the owner writes to the conversation (a reply, a close, a block) or S seconds pass.
+// until the owner writes to the conversation (a reply, a close, a block) or S seconds pass. One
+// wait per conversation is held at a time: a second one answers the first at once (with a poll
+// interval the poll clock refuses the second before it gets here).
 // The owner writes from another process, so while anyone waits a timer asks SQLite whether
 // anything was committed (PRAGMA data_version, and total_changes() for this connection's
 // own writes) a few times a second, and reads again only the conversations someone waits on.
 // A waiting poll costs no CPU and a small, bounded amount of memory; on shutdown every one
 // is answered at once.
 
+import { keepRunning } from '../base/background.ts';
+import { describeError, type Log } from '../base/log.ts';
 import type { Conversation, Store } from '../store/store.ts';
 
 const CHECK_EVERY_MS = 250; // the owner's write reaches a waiting agent within about a quarter second
@@ -17,6 +21,8 @@ const CHECK_EVERY_MS = 250; // the owner's write reaches a waiting agent within 
 export const MAX_WAITING_POLLS = 10_000;
 
 interface Waiter {
+  /** the conversation as it was when the wait began: the answer if it cannot be read again */
+  readonly conversation: Conversation;
   readonly after: number;
   readonly closed: boolean;
   readonly blocked: number;
@@ -32,65 +38,73 @@ function ownerWrote(waiter: Waiter, now: Conversation | undefined): boolean {
 
 export class ReplyWaits {
   readonly #store: Store;
-  readonly #byConversation = new Map<string, Set<Waiter>>();
-  #count = 0;
+  readonly #log: Log;
+  readonly #byConversation = new Map<string, Waiter>();
   #timer: NodeJS.Timeout | null = null;
   #seen = { changes: -1, version: -1 };
 
-  constructor(store: Store) {
+  constructor(store: Store, log: Log) {
     this.#store = store;
+    this.#log = log;
   }
 
   get size(): number {
-    return this.#count;
+    return this.#byConversation.size;
   }
 
   /** Whether one more poll may wait. */
   hasRoom(): boolean {
-    return this.#count < MAX_WAITING_POLLS;
+    return this.#byConversation.size < MAX_WAITING_POLLS;
   }
 
   /**
    * Resolves when the owner writes to the conversation or `seconds` pass, with the
    * conversation as it is then (undefined when it was purged) and whether the owner wrote.
-   * The caller asks hasRoom() first.
+   * A wait already held on the conversation is answered now. The caller asks hasRoom() first.
    */
   wait(conversation: Conversation, after: number, seconds: number, cancelled: AbortSignal) {
+    this.#byConversation.get(conversation.id)?.done(this.#read(conversation.id), false);
     return new Promise<{ conversation: Conversation | undefined; ownerWrote: boolean }>((resolve) => {
-      const waiters = this.#byConversation.get(conversation.id) ?? new Set<Waiter>();
       const finish = (now: Conversation | undefined, wrote: boolean) => {
         clearTimeout(timeout);
         cancelled.removeEventListener('abort', onAbort);
-        if (!waiters.delete(waiter)) return; // already answered
-        this.#count -= 1;
-        if (waiters.size === 0) this.#byConversation.delete(conversation.id);
-        if (this.#count === 0) this.#stopWatching();
+        if (this.#byConversation.get(conversation.id) !== waiter) return; // already answered
+        this.#byConversation.delete(conversation.id);
+        if (this.#byConversation.size === 0) this.#stopWatching();
         resolve({ conversation: now, ownerWrote: wrote });
       };
       const closed = conversation.status === 'closed';
-      const waiter: Waiter = { after, closed, blocked: conversation.blocked, done: finish };
-      const timeout = setTimeout(() => finish(this.#store.conversationById(conversation.id), false), seconds * 1000);
+      const waiter: Waiter = { conversation, after, closed, blocked: conversation.blocked, done: finish };
+      const timeout = setTimeout(() => finish(this.#read(conversation.id), false), seconds * 1000);
       const onAbort = () => finish(undefined, false); // the client went away: nobody to answer
       cancelled.addEventListener('abort', onAbort);
-      waiters.add(waiter);
-      this.#byConversation.set(conversation.id, waiters);
-      this.#count += 1;
+      this.#byConversation.set(conversation.id, waiter);
       this.#startWatching();
     });
   }
 
   /** Answers every waiting poll now, with the conversation as it is (on shutdown). */
   answerAll(): void {
-    for (const [id, waiters] of this.#byConversation) {
-      const now = this.#store.conversationById(id);
-      for (const waiter of [...waiters]) waiter.done(now, false);
+    for (const [id, waiter] of [...this.#byConversation]) waiter.done(this.#read(id), false);
+  }
+
+  /**
+   * The conversation as the database holds it now; when it cannot be read (a fault, a table a bad
+   * restore removed), as it was when its wait began, so the poll is still answered.
+   */
+  #read(id: string): Conversation | undefined {
+    try {
+      return this.#store.conversationById(id);
+    } catch (err) {
+      this.#log({ time: new Date().toISOString(), level: 'error', task: 'waits', error: describeError(err) });
+      return this.#byConversation.get(id)?.conversation;
     }
   }
 
   #startWatching(): void {
     if (this.#timer !== null) return;
-    this.#seen = { changes: this.#store.totalChanges(), version: this.#store.dataVersion() };
-    this.#timer = setInterval(() => this.#check(), CHECK_EVERY_MS);
+    this.#seen = { changes: -1, version: -1 }; // the first check reads every conversation waited on
+    this.#timer = setInterval(keepRunning('waits', () => this.#check(), this.#log), CHECK_EVERY_MS);
     this.#timer.unref();
   }
 
@@ -104,9 +118,9 @@ export class ReplyWaits {
     const now = { changes: this.#store.totalChanges(), version: this.#store.dataVersion() };
     if (now.changes === this.#seen.changes && now.version === this.#seen.version) return;
     this.#seen = now;
-    for (const [id, waiters] of this.#byConversation) {
+    for (const [id, waiter] of [...this.#byConversation]) {
       const conversation = this.#store.conversationById(id);
-      for (const waiter of [...waiters]) if (ownerWrote(waiter, conversation)) waiter.done(conversation, true);
+      if (ownerWrote(waiter, conversation)) waiter.done(conversation, true);
     }
   }
 }

@@ -21,7 +21,13 @@
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
 import { bearer, protocolDoor, query } from '../http/guards.ts';
-import { getConversation, getUpdates, listMessages, openConversation, postMessage } from '../doors/rest/conversations.ts';
+import {
+  getConversation,
+  getUpdates,
+  listMessages,
+  openConversation,
+  postMessage,
+} from '../doors/rest/conversations.ts';
 import { llmsTxt } from '../doors/web/llms-txt.ts';
 import { listingPage } from '../doors/web/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';

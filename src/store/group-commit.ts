@@ -33,7 +33,11 @@ export function createBatch(store: Store): Batch {
     try {
       store.commitWrite();
     } catch (error) {
-      store.rollbackWrite();
+      try {
+        store.rollbackWrite();
+      } catch {
+        // SQLite rolls a failed commit back itself; a rollback that fails too changes nothing
+      }
       fail(writes, error);
       return;
     }

@@ -150,7 +150,7 @@ for (const [name, makeDoor] of DOORS) {
   });
 }
 
-test('both protocol doors judge a foreign Origin before a credential in the URL, and a bad URL before the body', async (t) => {
+test('both protocol doors judge a foreign Origin, then a credential in the URL, then the body', async (t) => {
   const service = await startTestService(t);
   const token = 'ab'.repeat(32);
   const foreign = { origin: 'https://evil.example', accept: 'application/json, text/event-stream' };

@@ -160,7 +160,10 @@ test('malformed HTTP still gets the error body', async (t) => {
   const service = await startTestService(t);
   const bad = await rawRequest(service.url, 'GARBAGE\r\n\r\n');
   assert.match(bad, /^HTTP\/1\.1 400 /);
-  assert.match(bad, /\{"error":\{"code":400,"reason":"malformed_http","message":"The request is not valid HTTP\/1\.1\."\}\}\n$/);
+  assert.match(
+    bad,
+    /\{"error":\{"code":400,"reason":"malformed_http","message":"The request is not valid HTTP\/1\.1\."\}\}\n$/,
+  );
   const huge = await rawRequest(
     service.url,
     `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,

@@ -4,7 +4,16 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openConversation, ROOT, startTestService, tempDir } from '../helpers.ts';
+import { openConversation as openConversationRule } from '../../src/rules/conversations.ts';
+import { Store } from '../../src/store/store.ts';
+import {
+  openConversation,
+  ROOT,
+  runCommand,
+  startTestService,
+  tempDir,
+  UNLIMITED_QUOTAS,
+} from '../helpers.ts';
 import { assertFailsWith, owner } from '../owner-run.ts';
 
 test('bad input gets one clear line on stderr and a non-zero exit', async (t) => {
@@ -81,4 +90,20 @@ test('commands refuse arguments their usage does not name; a reply is its words,
   );
   assertFailsWith(await owner(service, ['stats', '--days', '-1']), /^error: Unknown option '--days'; usage: stats/);
   assertFailsWith(await owner(service, ['listings', 'stale', '--days', '-1']), /argument is ambiguous; usage: /);
+});
+
+test('a command whose reader goes away (export | head) ends quietly: no stack trace, exit 0', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'service.db');
+  const store = new Store(dbPath);
+  const write = { at: Date.now(), quotas: UNLIMITED_QUOTAS, address: 'a' };
+  for (let i = 0; i < 300; i++) {
+    openConversationRule(store, { message: 'x'.repeat(2000), metadata: {}, key: `key-${i}-abcdef` }, write);
+  }
+  store.close();
+  // As the shell runs `npm run -s owner -- export | head -c 100`: the reader takes a little and leaves.
+  const shell = `npm run -s owner -- export | head -c 100 > /dev/null; echo "status \${PIPESTATUS[0]}"`;
+  const result = await runCommand('bash', ['-c', shell], { env: { DB_PATH: dbPath } });
+  assert.equal(result.stderr, '', 'nothing on stderr: no stack trace, no EPIPE');
+  assert.equal(result.stdout.trim(), 'status 0');
 });

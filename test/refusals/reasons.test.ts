@@ -31,9 +31,10 @@ test('REST and MCP refusals carry the same reason beside the code and the messag
   };
   const credential = { conversation_id: opened.id, access_token: opened.token };
 
-  const first = await request(service.url, 'GET', `/api/v1/conversations/${opened.id}/updates`, { token: opened.token });
+  const updates = `/api/v1/conversations/${opened.id}/updates`;
+  const first = await request(service.url, 'GET', updates, { token: opened.token });
   assert.equal(first.status, 200);
-  const rest = await request(service.url, 'GET', `/api/v1/conversations/${opened.id}/updates`, { token: opened.token });
+  const rest = await request(service.url, 'GET', updates, { token: opened.token });
   assert.deepEqual(Object.keys(rest.body.error), ['code', 'reason', 'message']);
   assert.equal(rest.body.error.reason, 'poll_too_soon');
   const mcp = await tool('check_updates', credential);

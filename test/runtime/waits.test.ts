@@ -31,6 +31,40 @@ test('a waiting poll is answered within about a second of the owner replying fro
   assert.equal(next.status, 200);
 });
 
+test("the owner's block or close ends a held wait at once, not when the wait runs out", async (t) => {
+  const service = await startTestService(t);
+  for (const [command, status, says] of [
+    ['close', 200, 'closed'],
+    ['block', 403, 'blocked'],
+  ] as const) {
+    const conversation = await openConversation(service.url);
+    const waiting = request(service.url, 'GET', updates(conversation, '?after=1&wait=55'), {
+      token: conversation.token,
+    });
+    await waitUntil(() => service.waitingPolls() === 1, `the poll is held before the ${command}`);
+    assert.equal((await runOwner(service.dbPath, [command, conversation.id])).code, 0);
+    await waitUntil(() => service.waitingPolls() === 0, `the ${command} answers the held poll`);
+    const answer = await waiting;
+    assert.equal(answer.status, status, answer.text);
+    assert.match(answer.text, new RegExp(says));
+  }
+});
+
+test('a wait shorter than the interval, ended because the owner wrote, lets the next poll in at once', async (t) => {
+  const service = await startTestService(t); // 60 s: a gap of 55 s, of which a 10 s wait uses 10
+  const conversation = await openConversation(service.url);
+  const waiting = request(service.url, 'GET', updates(conversation, '?after=1&wait=10'), {
+    token: conversation.token,
+  });
+  await waitUntil(() => service.waitingPolls() === 1, 'the poll is held');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'Now.'])).code, 0);
+  assert.equal((await waiting).body.new_reply, true);
+  const next = request(service.url, 'GET', updates(conversation, '?after=2&wait=10'), { token: conversation.token });
+  await waitUntil(() => service.waitingPolls() === 1, 'the owner wrote: the clock started again, and it is held');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'Again.'])).code, 0);
+  assert.equal((await next).status, 200);
+});
+
 test('chained waits never see 429, and a plain poll after them keeps its interval', async (t) => {
   // An interval of 7 s: a gap of 2 s between polls, and waits of up to 2 s.
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '7' } });
@@ -84,17 +118,29 @@ test('asking again for news already told is a plain poll: a stale after cannot p
   assertRefused(await stale(), 429, /at most once every 60 seconds/);
 });
 
-test('with POLL_INTERVAL_SECONDS=0 no poll is refused, even beside a held wait', async (t) => {
+test('with POLL_INTERVAL_SECONDS=0 no poll is refused; one wait per conversation is held, the newest', {
+  timeout: 30_000, // a wait that is never answered fails here, not when the suite gives up
+}, async (t) => {
   const service = await startTestService(t, { env: { POLL_INTERVAL_SECONDS: '0' } });
   const conversation = await openConversation(service.url);
-  const held = request(service.url, 'GET', updates(conversation, '?after=1&wait=3'), { token: conversation.token });
+  const poll = (query: string) =>
+    request(service.url, 'GET', updates(conversation, query), { token: conversation.token });
+  const held = poll('?after=1&wait=30');
   await waitUntil(() => service.waitingPolls() === 1, 'the poll is held');
-  const plain = await request(service.url, 'GET', updates(conversation, '?after=1'), { token: conversation.token });
+  const plain = await poll('?after=1');
   assert.equal(plain.status, 200, plain.text);
-  const second = request(service.url, 'GET', updates(conversation, '?after=1&wait=3'), { token: conversation.token });
-  await waitUntil(() => service.waitingPolls() === 2, 'a second wait is held too');
-  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'To both.'])).code, 0);
-  for (const answer of [await held, await second]) assert.equal(answer.body.new_reply, true);
+  assert.equal(service.waitingPolls(), 1, 'a plain poll leaves the wait alone');
+  // A second wait answers the first at once: one client cannot hold more than one per conversation.
+  const seconds = Array.from({ length: 20 }, () => poll('?after=1&wait=30'));
+  const first = await held;
+  assert.equal(first.status, 200);
+  assert.equal(first.body.new_reply, false, 'answered as a plain poll would be');
+  await waitUntil(() => service.waitingPolls() === 1, 'the newest wait is held, and only it');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, 'To the last.'])).code, 0);
+  const answers = await Promise.all(seconds);
+  assert.ok(answers.every((answer) => answer.status === 200), 'none was refused');
+  assert.equal(answers.filter((answer) => answer.body.new_reply === true).length, 1, 'the last one heard the reply');
+  assert.equal(service.waitingPolls(), 0);
 });
 
 test('wait is validated: 0 to the interval less 5 seconds, 55 by default', async (t) => {

@@ -41,7 +41,10 @@ test('a client that never finishes its headers gets 408 and the connection is cl
   assert.match(answer, /^HTTP\/1\.1 408 /);
   assert.match(
     answer,
-    /\{"error":\{"code":408,"reason":"request_timeout","message":"The request took too long to arrive; send it again\."\}\}\n$/,
+    new RegExp(
+      '\\{"error":\\{"code":408,"reason":"request_timeout",' +
+        '"message":"The request took too long to arrive; send it again\\."\\}\\}\\n$',
+    ),
   );
 });
 

@@ -27,7 +27,11 @@ function render(app: App): string {
   const { counters } = app.metrics;
   const day = utcDay(app.now());
   const gauges: [string, string, number][] = [
-    ['messages_today', 'Messages stored this UTC day, all senders and the owner.', app.store.quotaCounts.count(day, 'all')],
+    [
+      'messages_today',
+      'Messages stored this UTC day, all senders and the owner.',
+      app.store.quotaCounts.count(day, 'all'),
+    ],
     ['daily_message_maximum', 'The shared daily maximum (0: unlimited).', app.quotas.dailyMaximum],
     ['waiting_polls', 'Polls held until the owner writes.', app.waits.size],
     [

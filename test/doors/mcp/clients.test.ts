@@ -12,7 +12,16 @@ import { Client as HandshakeClient } from '@modelcontextprotocol/sdk/client/inde
 import {
   StreamableHTTPClientTransport as HandshakeTransport,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fakeClock, newKey, ROOT, runNode, runOwner, startTestService, tempDir, type TestService } from '../../helpers.ts';
+import {
+  fakeClock,
+  newKey,
+  ROOT,
+  runNode,
+  runOwner,
+  startTestService,
+  tempDir,
+  type TestService,
+} from '../../helpers.ts';
 
 type CallTool = (name: string, args: Record<string, unknown>) => Promise<unknown>;
 

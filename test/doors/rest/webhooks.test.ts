@@ -3,9 +3,7 @@
 // delivered at least once across failures, restarts and a killed server.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
   assertRefused,
@@ -17,31 +15,7 @@ import {
   tempDir,
   waitUntil,
 } from '../../helpers.ts';
-
-interface Received {
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A receiver on loopback: records every POST; `answer` decides its status (or to hang). */
-async function receiver(t: TestContext, answer: (n: number) => number | 'hang' = () => 204) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      const status = answer(received.length);
-      if (status !== 'hang') res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?kind=agent`, received };
-}
+import { receiver } from '../../receiver.ts';
 
 const FAST = { tickMs: 20, retryAfterMs: [50, 100], giveUpAfterMs: 60_000 };
 const env = { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' };
