@@ -5,6 +5,7 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../base/config.ts';
 import { purgeExpired } from '../rules/conversations.ts';
 import { parseListings, parseListingsText, readListingsFile, type Listing } from '../directory/listings.ts';
+import { BackupProblem, checkBackup } from '../store/files.ts';
 import type { Store } from '../store/store.ts';
 import { usageOf } from '../rules/quotas.ts';
 import { utcDay } from '../base/time.ts';
@@ -218,10 +219,12 @@ async function backupTo(store: Store, config: Config, name: string | undefined):
   try {
     const check = await store.copyTo(partial);
     if (check !== 'ok') throw new OwnerError(`the copy failed its integrity check: ${check}`);
+    checkBackup(partial, 'the copy'); // restore will accept it: exactly a schema the migrations make
     renameSync(partial, file);
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(partial + suffix, { force: true });
     if (err instanceof OwnerError) throw err;
+    if (err instanceof BackupProblem) throw new OwnerError(`nothing was backed up: ${err.message}`);
     throw new OwnerError(`cannot write the backup to ${file}: ${(err as Error).message}`);
   }
   console.log(`Backed up ${config.dbPath} to ${file}: ${store.messageCount()} messages, checked.`);

@@ -4,10 +4,11 @@
 // `watch` are never in the way, and never see half a database. Copying a file over the live
 // database instead would be replayed over by its -wal: a restore that restores nothing.
 
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS, migrate } from './migrations.ts';
+import { schemaDifferences } from './schema-check.ts';
 
 // The database holds private conversations: readable by the service's user only, whatever the umask.
 const PRIVATE_FILE = 0o600;
@@ -69,29 +70,37 @@ export interface BackupSummary {
 /** Why a file cannot be restored, in words the owner can act on. */
 export class BackupProblem extends Error {}
 
-/** Opens a backup read-only and checks that it is whole and this service's, of a schema this code knows. */
-export function checkBackup(file: string): BackupSummary {
-  if (!existsSync(file)) throw new BackupProblem(`${file} does not exist`);
+/**
+ * Opens a backup read-only and checks that it is a plain file, whole, and exactly a schema this
+ * service's migrations make, of a version this code knows; problems name it as `called`.
+ */
+export function checkBackup(file: string, called = file): BackupSummary {
+  if (!existsSync(file)) throw new BackupProblem(`${called} does not exist`);
+  const kind = lstatSync(file);
+  if (kind.isSymbolicLink()) throw new BackupProblem(`${called} is a symbolic link; give the backup file itself`);
+  if (!kind.isFile()) throw new BackupProblem(`${called} is not a file`);
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(file, { readOnly: true });
   } catch (err) {
-    throw new BackupProblem(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
+    throw new BackupProblem(`${called} cannot be opened as an SQLite database: ${(err as Error).message}`);
   }
   try {
-    const check = readableIntegrity(db, file);
-    if (check !== 'ok') throw new BackupProblem(`${file} fails SQLite's integrity check: ${check}`);
-    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[];
-    const names = new Set(tables.map((table) => table.name));
-    if (!names.has('conversations') || !names.has('messages')) {
-      throw new BackupProblem(`${file} is an SQLite database, but not one of this service (no conversations table)`);
-    }
+    const check = readableIntegrity(db, called);
+    if (check !== 'ok') throw new BackupProblem(`${called} fails SQLite's integrity check: ${check}`);
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
     if (version > MIGRATIONS.length) {
       throw new BackupProblem(
-        `${file} was written by a newer release (schema ${version}, this code knows ${MIGRATIONS.length}); ` +
+        `${called} was written by a newer release (schema ${version}, this code knows ${MIGRATIONS.length}); ` +
           'restore it with that release',
       );
+    }
+    if (version === 0) throw new BackupProblem(`${called} is an SQLite database, but not one of this service`);
+    const differences = schemaDifferences(db, version);
+    if (differences.length > 0) {
+      const more = differences.length > 5 ? `; and ${differences.length - 5} more` : '';
+      const named = differences.slice(0, 5).join('; ') + more;
+      throw new BackupProblem(`${called} is not a database this service's migrations make (schema ${version}): ${named}`);
     }
     const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { conversations: count('conversations'), messages: count('messages'), schemaVersion: version };

@@ -2,7 +2,7 @@
 // `watch` is open, or the server crashed and left a -wal behind; a bad file changes nothing.
 
 import assert from 'node:assert/strict';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
@@ -112,6 +112,25 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
   const fromNewer = new DatabaseSync(newer);
   fromNewer.exec('PRAGMA user_version = 999');
   fromNewer.close();
+  // Backups of this service, each changed in one way: only a schema the migrations make is restored.
+  const crafted = async (name: string, change: string) => {
+    const file = path.join(dir, `${name}.db`);
+    assert.equal((await runOwner(service.dbPath, ['backup', file])).code, 0);
+    const db = new DatabaseSync(file);
+    db.exec(`PRAGMA foreign_keys = OFF; ${change}`);
+    db.close();
+    return file;
+  };
+  const noOutbox = await crafted('no-outbox', 'DROP TABLE outbox');
+  const noColumn = await crafted('no-column', 'ALTER TABLE conversations DROP COLUMN changed_at');
+  const trigger = await crafted(
+    'trigger',
+    'CREATE TRIGGER wipe AFTER INSERT ON messages BEGIN DELETE FROM messages WHERE conversation_id <> new.conversation_id; END',
+  );
+  const view = await crafted('view', 'CREATE VIEW everything AS SELECT * FROM messages');
+  const index = await crafted('index', 'CREATE INDEX extra ON messages (created_at)');
+  const link = path.join(dir, 'link.db');
+  symlinkSync(noOutbox, link);
 
   const refusals: [string[], RegExp][] = [
     [['restore'], /give one backup file/],
@@ -119,6 +138,12 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
     [['restore', notADatabase], /not a readable SQLite database|cannot be opened/],
     [['restore', otherDatabase], /not one of this service/],
     [['restore', newer], /newer release \(schema 999/],
+    [['restore', noOutbox], /not a database this service's migrations make \(schema \d+\): the table outbox is missing/],
+    [['restore', noColumn], /table conversations lacks the column changed_at/],
+    [['restore', trigger], /there is a trigger wipe that the migrations do not make/],
+    [['restore', view], /there is a view everything that the migrations do not make/],
+    [['restore', index], /there is an index extra that the migrations do not make/],
+    [['restore', link], /link\.db is a symbolic link; give the backup file itself/],
     [['restore', service.dbPath], /is the live database/],
   ];
   for (const [args, says] of refusals) {
@@ -201,4 +226,18 @@ test('a restore waits while another connection holds the write lock, then restor
   const restored = await restoring;
   assert.equal(restored.code, 0, restored.stderr);
   assert.equal(await exported(service.dbPath), atBackup);
+});
+
+test('backup refuses to copy a database whose schema the migrations did not make, and writes nothing', async (t) => {
+  const service = await startTestService(t);
+  await openConversation(service.url);
+  const live = new DatabaseSync(service.dbPath);
+  live.exec('CREATE VIEW leak AS SELECT * FROM messages');
+  live.close();
+  const file = path.join(tempDir(t), 'backup.db');
+  const result = await runOwner(service.dbPath, ['backup', file]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /^error: nothing was backed up: the copy is not a database this service's migrations/);
+  assert.match(result.stderr, /there is a view leak/);
+  assert.deepEqual(readdirSync(path.dirname(file)), [], 'no backup, and no part of one');
 });

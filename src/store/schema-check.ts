@@ -1,0 +1,74 @@
+// Whether a database file is exactly one this service's migrations make: every table, index,
+// trigger and view it holds, with its SQL, against what the migrations up to its version make on
+// an empty database. A restored file becomes the live database, so a trigger or a view of its
+// own, or a table of another shape, would run in the server: only what the migrations make
+// is accepted, and every difference is named.
+
+import { DatabaseSync } from 'node:sqlite';
+import { MIGRATIONS, migrate } from './migrations.ts';
+
+/** The schema objects of a database, `<type> <name>` → the SQL that made it; SQLite's own left out. */
+function schemaOf(db: DatabaseSync): Map<string, string> {
+  const rows = db
+    .prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .all() as { type: string; name: string; sql: string | null }[];
+  return new Map(rows.map((row) => [`${row.type} ${row.name}`, row.sql ?? '']));
+}
+
+/** What the migrations up to `version` make, on an empty database in memory. */
+function madeByMigrations(version: number): Map<string, string> {
+  const db = new DatabaseSync(':memory:');
+  try {
+    migrate(db, MIGRATIONS.slice(0, version));
+    return schemaOf(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The columns of a table, for naming what differs: `name type`. */
+function columnsOf(sql: string): string[] {
+  const db = new DatabaseSync(':memory:');
+  try {
+    db.exec(sql);
+    const table = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").get() as { name: string }).name;
+    const columns = db.prepare(`PRAGMA table_info("${table.replace(/"/g, '""')}")`).all() as { name: string }[];
+    return columns.map((column) => column.name);
+  } catch {
+    return [];
+  } finally {
+    db.close();
+  }
+}
+
+/** How a table differs from the migrations' one, in words. */
+function tableDifference(name: string, found: string, made: string): string {
+  const [have, want] = [columnsOf(found), columnsOf(made)];
+  const missing = want.filter((column) => !have.includes(column));
+  const extra = have.filter((column) => !want.includes(column));
+  if (missing.length > 0) return `table ${name} lacks the column ${missing.join(', ')}`;
+  if (extra.length > 0) return `table ${name} has a column the migrations do not make (${extra.join(', ')})`;
+  return `table ${name} is not defined as the migrations define it`;
+}
+
+/**
+ * Every way `db`'s schema differs from the one the migrations make at its `version`: missing and
+ * extra tables, indexes, triggers and views, and objects defined otherwise; [] when it is exact.
+ */
+export function schemaDifferences(db: DatabaseSync, version: number): string[] {
+  const found = schemaOf(db);
+  const made = madeByMigrations(version);
+  const differences: string[] = [];
+  for (const [key, sql] of made) {
+    const [type, name] = key.split(' ') as [string, string];
+    const have = found.get(key);
+    if (have === undefined) differences.push(`the ${type} ${name} is missing`);
+    else if (have !== sql && type === 'table') differences.push(tableDifference(name, have, sql));
+    else if (have !== sql) differences.push(`the ${type} ${name} is not defined as the migrations define it`);
+  }
+  for (const key of found.keys()) {
+    const article = /^[aeiou]/.test(key) ? 'an' : 'a';
+    if (!made.has(key)) differences.push(`there is ${article} ${key} that the migrations do not make`);
+  }
+  return differences;
+}
