@@ -1,27 +1,24 @@
 #!/bin/sh
 # NOTIFY_COMMAND example: append each new client message to a file the owner can tail.
-# The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ and AGENT_NAME
-# (self-declared, unverified; control characters already shown as escapes such as \x1b) in the
-# environment and the message text, exactly as the agent sent it, on stdin. One notification
-# runs at a time, so the entries below never interleave.
+# The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ and AGENT_NAME in the
+# environment and the message on stdin. The server has already made both safe to print, with the
+# function its owner's script prints agents' text with: every control, format, bidi and invisible
+# character (tag characters too) is shown as an escape such as \x1b or \u202e, and every line of
+# the message starts with "    | ", so nothing an agent writes can drive `tail -f` or pass for a
+# line of this file's own. AGENT_NAME is self-declared and unverified. One notification runs at a
+# time, so the entries below never interleave. The file is private to the service's user (0600).
 #
 #   NOTIFY_COMMAND=/path/to/docs/notify-example.sh NOTIFY_FILE=$HOME/agent-messages.txt npm start
-#
-# The message is the agent's, so it is written so that it cannot pass for the script's own lines:
-# every line of it starts with "    | ", and control characters (C0, DEL and C1, the bytes of
-# terminal escape sequences) become "?", so `tail -f` on the file cannot be driven by an agent;
-# so do the invisible characters that reorder or break a line (bidi controls such as U+202E,
-# the line and paragraph separators U+2028 and U+2029, zero-width ones, the BOM).
-# (GNU sed, as on Debian.)
 #
 # To be mailed instead, replace the block below with for example:
 #   mail -s "New message in $CONVERSATION_ID" owner@example.org
 set -eu
+umask 077
+file=${NOTIFY_FILE:-$HOME/agent-messages.txt}
+touch "$file" && chmod 600 "$file"
 {
   printf '%s  conversation %s  #%s  from %s (unverified)\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CONVERSATION_ID" "$MESSAGE_SEQ" "${AGENT_NAME:-(no name)}"
-  LC_ALL=C sed -e 's/[[:cntrl:]]/?/g' -e 's/\xc2[\x80-\x9f]/?/g' \
-    -e 's/\xe2\x80[\x8b-\x8f\xa8-\xae]/?/g' -e 's/\xe2\x81[\xa0-\xa4\xa6-\xa9]/?/g' -e 's/\xef\xbb\xbf/?/g' \
-    -e 's/^/    | /'
-  printf '\n\n'
-} >> "${NOTIFY_FILE:-$HOME/agent-messages.txt}"
+  cat
+  printf '\n'
+} >> "$file"

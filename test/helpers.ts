@@ -237,7 +237,7 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
 export function upsertListingsAsOwner(dbPath: string, listings: unknown[]): void {
   const store = new Store(dbPath);
   try {
-    store.upsertListings(parseListings(listings));
+    store.listings.upsert(parseListings(listings));
   } finally {
     store.close();
   }

@@ -1,6 +1,7 @@
 // Configuration, read once from the environment, validated and frozen. Every default is
 // named here with the reason beside it; 0 turns a limit off.
 
+import { isIPv6 } from 'node:net';
 import path from 'node:path';
 
 /** Thrown for a bad environment; its message is the one line printed before exiting. */
@@ -8,6 +9,12 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 export type Config = ReturnType<typeof loadConfig>;
+
+/**
+ * The configuration as the server runs it: the public base URL resolved (its own URL when
+ * none was set), and the address it listens on.
+ */
+export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly listenUrl: string };
 
 /** Reads and validates the configuration; throws ConfigError naming the variable. */
 export function loadConfig(env: Env = process.env) {
@@ -123,10 +130,18 @@ function readHosts(env: Env, name: string): string[] {
   return values
     .filter((value) => value !== '')
     .map((value) => {
-      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.:-]+)$/.test(value) || value.length > 253) {
-        const what = 'comma-separated host names or addresses such as 127.0.0.1';
+      if (!isHostEntry(value) || value.length > 253) {
+        const what = 'comma-separated hosts, each a name or an address with an optional port, such as 127.0.0.1:8080';
         throw new ConfigError(`${name} must be ${what}, got "${value}"`);
       }
       return value;
     });
+}
+
+/** A name or an IPv4 address, or an [IPv6 address], each with an optional :port; or a bare IPv6 address. */
+function isHostEntry(value: string): boolean {
+  if (isIPv6(value)) return true;
+  const entry = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9.-]+))(?::(\d{1,5}))?$/.exec(value);
+  if (entry === null || (entry[1] !== undefined && !isIPv6(entry[1]))) return false;
+  return entry[3] === undefined || (Number(entry[3]) >= 1 && Number(entry[3]) <= 65535);
 }

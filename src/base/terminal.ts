@@ -1,12 +1,14 @@
 // The one way the owner script prints text that an agent (or a listing file) wrote. A terminal
 // obeys escape sequences: an agent name holding ESC [ 1 A ESC [ 2 K would erase the line above,
 // OSC 52 would fill the clipboard, U+202E would reverse what follows. So every control character
-// (Unicode Cc: C0, DEL, C1), every format character (Cf: bidi controls, zero-width characters)
-// and the line and paragraph separators are printed as a visible escape, `\x1b` or `\u202e`:
+// (Unicode Cc: C0, DEL, C1), every format character (Cf: bidi controls, zero-width characters,
+// the soft hyphen, tag characters, which a person cannot see and a model reads), the line and
+// paragraph separators, private-use and unassigned code points (the unassigned tag characters
+// among them) and the blank Hangul fillers are printed as a visible escape, `\x1b` or `\u202e`:
 // the owner sees that they were sent, and the terminal does nothing with them.
 // `--json` and `export` print the exact text; this is only for what a person reads.
 
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0]/gu;
 
 function escaped(character: string): string {
   const code = character.codePointAt(0) as number;

@@ -133,7 +133,7 @@ export class Directory {
     if (!this.#listingsMayHaveChanged()) return;
     this.#answers = new Map();
     this.#cachedBytes = 0;
-    this.#entries = this.#store.listingTexts().map(toEntry).sort(byNameThenSlug);
+    this.#entries = this.#store.listings.texts().map(toEntry).sort(byNameThenSlug);
     this.#bySlug = new Map(this.#entries.map((entry) => [entry.listing.slug as string, entry]));
   }
 

@@ -2,7 +2,8 @@
 // (JSON, doors/rest/public.ts), /llms.txt (plain text, doors/web/llms-txt.ts) and the web page's
 // contact section. The numbers in it are the ones the server enforces.
 
-import type { App, RunningConfig } from '../runtime/app.ts';
+import type { RunningConfig } from '../base/config.ts';
+import type { App } from '../runtime/app.ts';
 import { KEY_RULE, BOUNDS } from '../base/contract.ts';
 import { limitSentences } from './limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../rules/views.ts';

@@ -2,7 +2,7 @@
 // /llms.txt, the web page), the MCP tools' descriptions and the OpenAPI document all use
 // these sentences, so that what they say is what the server enforces.
 
-import type { RunningConfig } from '../runtime/app.ts';
+import type { RunningConfig } from '../base/config.ts';
 import type { Quotas } from '../rules/quotas.ts';
 
 const or = (value: number, text: string) => (value === 0 ? 'unlimited' : text);

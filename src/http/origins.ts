@@ -3,7 +3,7 @@
 // to allowed origins. Both doors use this one module; each names its setting.
 
 import type { IncomingMessage } from 'node:http';
-import type { RunningConfig } from '../runtime/app.ts';
+import type { RunningConfig } from '../base/config.ts';
 import type { Headers } from '../refusals/entry.ts';
 import { refuse } from '../refusals/refusal.ts';
 

@@ -107,6 +107,7 @@ export const CONVERSATION_PATHS = {
       parameters: [id],
       body: 'WebhookRegistration',
       scopes: ['bearer', 'post', 'webhook'],
+      statuses: [...EVERY_ERROR, 503],
       description:
         'One webhook per conversation; PUT again replaces it. The URL must use https and resolve to public ' +
         'addresses only (the owner may allow named hosts). The signing secret is shown in this answer only.',

@@ -3,7 +3,7 @@
 // test/openapi/openapi.test.ts proves it lists exactly the router's operations and that real answers
 // match its schemas.
 
-import type { RunningConfig } from '../runtime/app.ts';
+import type { RunningConfig } from '../base/config.ts';
 import { KEY_PATTERN, BOUNDS } from '../base/contract.ts';
 import { limitSentences } from '../guide/limit-sentences.ts';
 import { KINDS } from '../directory/listing-fields.ts';

@@ -15,7 +15,8 @@ export function errors(scopes: readonly Scope[], statuses: readonly number[]) {
   const responses: Record<string, object> = {};
   for (const status of statuses) {
     const headers: Record<string, object> = {};
-    if (status === 429 || status === 500) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    const retries = status === 429 || status === 500 || status === 503;
+    if (retries) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     const refusals = refusalsFor(scopes, status);
     const description =

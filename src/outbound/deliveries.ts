@@ -10,6 +10,7 @@ import { keepRunning } from '../base/background.ts';
 import type { Log } from '../base/log.ts';
 import type { ThinEvent } from '../rules/push.ts';
 import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './guard.ts';
+import { OutboundBusy } from './lookups.ts';
 import type { Store } from '../store/store.ts';
 import type { DueEvent, PushTarget } from '../store/outbox.ts';
 import { taskState } from '../rules/task-state.ts';
@@ -103,6 +104,7 @@ class DeliveryLoop {
       if (answer.status >= 200 && answer.status < 300) return this.#settle(due, null, `delivered (${answer.status})`);
       failure = `the receiver answered ${answer.status}`;
     } catch (err) {
+      if (err instanceof OutboundBusy) return; // nothing was sent: not an attempt, and still due
       failure = err instanceof OutboundRefusal ? `refused: ${err.message}` : (err as Error).message;
     }
     this.#settle(due, failure, failure);

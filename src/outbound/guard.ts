@@ -1,29 +1,22 @@
 // The one guard that every outbound request passes (signed webhooks, A2A push notifications, listing
 // read-checks). The URL comes from an untrusted agent, so the sender must not become a way into the
 // owner's network (after stripe/smokescreen): https only, no user:pass@, connections only to addresses
-// checked public. Hosts in OUTBOUND_ALLOWED_HOSTS may also use http and be private: for an intranet, and
-// for tests. Any port, as in smokescreen: the guard protects the owner's network, not other hosts' ports.
+// checked public. Hosts in OUTBOUND_ALLOWED_HOSTS may also use http and be private (policy.ts). Any port of
+// a public host, as in smokescreen: the guard protects the owner's network, not other hosts' ports.
 // No redirect is followed, one time-out covers lookup to last byte, the body is bounded, no cookie sent.
 // A refusal (OutboundRefusal) cannot pass on a retry; a plain Error (time-out, refused, TLS, DNS) may.
 
 import type { LookupAddress } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, isIPv6, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import { addAbortSignal } from 'node:stream';
 import { classifyAddress, PUBLIC } from '../base/addresses.ts';
 import { refuse } from '../refusals/refusal.ts';
-import { addAbortSignal } from 'node:stream';
+import { lookupAddresses, OutboundBusy } from './lookups.ts';
+import { bareHost, isAllowedHost, type OutboundPolicy } from './policy.ts';
 
-export interface OutboundPolicy {
-  readonly allowedHosts: readonly string[]; // lower-case names or IP literals that may use http and be private
-  readonly resolve?: (hostname: string) => Promise<readonly LookupAddress[]>; // for tests; default dns.lookup
-  readonly lookupTimeoutMs?: number; // for tests; default LOOKUP_TIMEOUT_MS
-}
-
-// A name whose DNS server never answers must not hold a registration, a delivery or a check for
-// long: the lookup is given up after this (it may go on in the background; its answer is dropped).
-const LOOKUP_TIMEOUT_MS = 5_000;
+export type { OutboundPolicy };
 
 /** A URL that breaks one of the rules, with a message an agent can act on. */
 export class OutboundRefusal extends Error {
@@ -63,7 +56,7 @@ export function checkOutboundUrl(raw: unknown, policy: OutboundPolicy): URL {
   }
   const url = URL.parse(raw);
   if (url === null) throw new OutboundRefusal('url', 'the URL is not a valid absolute URL (https://host/path)');
-  const allowed = isAllowedHost(url.hostname, policy);
+  const allowed = isAllowedHost(url, policy);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) {
     const only = url.protocol === 'http:' ? '; http is only for hosts the owner of this service allows' : '';
     throw new OutboundRefusal('scheme', `the URL must use https, not ${echo(url.protocol.slice(0, -1))}${only}`);
@@ -78,9 +71,21 @@ export function checkOutboundUrl(raw: unknown, policy: OutboundPolicy): URL {
 
 /** For registration: every address the URL's host resolves to must be public (unless it is allowed). */
 export async function checkResolvesPublic(url: URL, policy: OutboundPolicy): Promise<void> {
-  await resolveChecked(bareHost(url.hostname), policy).catch((err: NodeJS.ErrnoException) => {
-    throw err instanceof OutboundRefusal ? err : new OutboundRefusal('resolve', unresolved(url));
+  const allowed = isAllowedHost(url, policy);
+  await resolveChecked(bareHost(url.hostname), allowed, policy).catch((err: NodeJS.ErrnoException) => {
+    if (err instanceof OutboundRefusal || err instanceof OutboundBusy) throw err;
+    throw new OutboundRefusal('resolve', unresolved(url));
   });
+}
+
+/** A URL an agent registers, held to the static rules only (no lookup): the URL, or the refusal naming the rule. */
+export function checkStaticUrl(raw: string, policy: OutboundPolicy): URL {
+  try {
+    return checkOutboundUrl(raw, policy);
+  } catch (err) {
+    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message);
+    throw err;
+  }
 }
 
 /**
@@ -88,25 +93,24 @@ export async function checkResolvesPublic(url: URL, policy: OutboundPolicy): Pro
  * rules, then where its name resolves. The URL as it will be called, or the refusal naming the rule.
  */
 export async function checkRegisteredUrl(raw: string, policy: OutboundPolicy): Promise<string> {
+  const url = checkStaticUrl(raw, policy);
   try {
-    const url = checkOutboundUrl(raw, policy);
     await checkResolvesPublic(url, policy);
     return url.href;
   } catch (err) {
     if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message);
+    if (err instanceof OutboundBusy) throw refuse('outbound_busy');
     throw err;
   }
 }
 
 /** Every address of a host, all public or the host allowed: one address not public refuses the name. */
-async function resolveChecked(host: string, policy: OutboundPolicy): Promise<LookupAddress[]> {
-  const allowed = isAllowedHost(host, policy);
+async function resolveChecked(host: string, allowed: boolean, policy: OutboundPolicy): Promise<LookupAddress[]> {
   if (isIP(host) !== 0) {
     if (!allowed) refuseUnlessPublic(host, `the URL's host ${echo(host)} is`);
     return [{ address: host, family: isIP(host) }];
   }
-  const lookup = (policy.resolve ?? ((name) => dnsLookup(name, { all: true })))(host);
-  const found = await withTimeout(lookup, policy.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS);
+  const found = await lookupAddresses(host, policy);
   // Copies, so that what is connected to is exactly what was checked.
   const addresses = found.map(({ address }) => ({ address: String(address), family: isIP(String(address)) }));
   if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
@@ -114,19 +118,6 @@ async function resolveChecked(host: string, policy: OutboundPolicy): Promise<Loo
     throw new OutboundRefusal('address', notPublicName(host));
   }
   return addresses;
-}
-
-/** The lookup's answer, or a rejection with code ETIMEOUT once `ms` have passed. */
-async function withTimeout<T>(lookup: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('the lookup timed out'), { code: 'ETIMEOUT' })), ms);
-  });
-  try {
-    return await Promise.race([lookup, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -147,21 +138,6 @@ function unresolved(url: URL): string {
   return notPublicName(url.hostname);
 }
 
-function isAllowedHost(hostname: string, policy: OutboundPolicy): boolean {
-  const key = hostKey(hostname);
-  return policy.allowedHosts.some((allowed) => hostKey(allowed) === key);
-}
-
-/** One spelling per host: lower case, no brackets, no final dot, IPv6 in its shortest form. */
-function hostKey(host: string): string {
-  const bare = bareHost(host.toLowerCase()).replace(/\.$/, '');
-  return isIPv6(bare) ? bareHost(URL.parse(`http://[${bare}]/`)?.hostname ?? bare) : bare;
-}
-
-function bareHost(hostname: string): string {
-  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-}
-
 function echo(text: string): string {
   return text.length <= ECHO_LIMIT ? text : `${text.slice(0, ECHO_LIMIT)}…`;
 }
@@ -178,7 +154,7 @@ export async function sendOutbound(url: URL, init: OutboundRequest, policy: Outb
     return { status: response.statusCode ?? 0, headers: response.headers, body };
   } catch (err) {
     // A refusal from checkedLookup arrives here as the request's error, the same object.
-    if (err instanceof OutboundRefusal) throw err;
+    if (err instanceof OutboundRefusal || err instanceof OutboundBusy) throw err;
     if (signal.aborted) throw new Error(`the request to ${echo(checked.host)} did not finish within ${timeoutMs} ms`);
     throw new Error(describeFailure(err as NodeJS.ErrnoException, checked), { cause: err });
   }
@@ -193,7 +169,7 @@ function startRequest(url: URL, init: OutboundRequest, policy: OutboundPolicy, s
     path: `${url.pathname}${url.search}`,
     method: init.method,
     headers: Object.fromEntries(headers),
-    lookup: checkedLookup(policy), // the addresses checked are the ones connected to
+    lookup: checkedLookup(policy, isAllowedHost(url, policy)), // the addresses checked are the ones connected to
     signal,
     agent: false, // a fresh connection, closed after the answer: no socket outlives its checks
     // Certificates are always checked, even under NODE_TLS_REJECT_UNAUTHORIZED=0. Node sends the URL's
@@ -208,9 +184,9 @@ function startRequest(url: URL, init: OutboundRequest, policy: OutboundPolicy, s
 }
 
 /** Node calls this for names (not IP literals) and connects only to the addresses it hands back. */
-function checkedLookup(policy: OutboundPolicy): LookupFunction {
+function checkedLookup(policy: OutboundPolicy, allowed: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    resolveChecked(hostname, policy).then(
+    resolveChecked(hostname, allowed, policy).then(
       (addresses) => {
         // With autoSelectFamily (Node's default) it asks for all of them and tries each in turn.
         if (options.all === true) return callback(null, addresses);

@@ -34,7 +34,7 @@ export async function listingsCheck(
   });
   refuseIfOffline(checks);
   const today = utcDay(Date.now());
-  const recorded = checks.filter((check) => store.changeListing(check.slug, (l) => withCheck(l, check, today)));
+  const recorded = checks.filter((check) => store.listings.change(check.slug, (l) => withCheck(l, check, today)));
   if (options.json)
     return void console.log(
       JSON.stringify(
@@ -69,7 +69,7 @@ function timeoutOf(value: unknown): number {
 
 /** The listings named (all when none is), in slug order; an unknown slug is a mistake. */
 function selected(store: Store, slugs: string[]): Listing[] {
-  const all = store.listingTexts().map((text) => JSON.parse(text) as Listing);
+  const all = store.listings.texts().map((text) => JSON.parse(text) as Listing);
   if (slugs.length === 0) return all;
   const unknown = slugs.filter((slug) => !all.some((listing) => listing.slug === slug));
   if (unknown.length > 0) throw new OwnerError(`no listing has the slug ${unknown.map((s) => `"${s}"`).join(', ')}`);

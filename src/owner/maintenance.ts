@@ -67,14 +67,14 @@ async function listings(
   if (action === 'export' && argument === undefined) {
     return void console.log(
       JSON.stringify(
-        store.listingTexts().map((text) => JSON.parse(text)),
+        store.listings.texts().map((text) => JSON.parse(text)),
         null,
         2,
       ),
     );
   }
   if (action === 'remove' && argument !== undefined) {
-    if (!store.removeListing(argument)) throw new OwnerError(`no listing has the slug "${shown(argument)}"`);
+    if (!store.listings.remove(argument)) throw new OwnerError(`no listing has the slug "${shown(argument)}"`);
     return void console.log(`Removed ${argument}.`);
   }
   if (action === 'import' && argument !== undefined) return importListings(store, argument);
@@ -85,9 +85,9 @@ async function listings(
 async function importListings(store: Store, file: string): Promise<void> {
   const read =
     file === '-' ? parseListingsText(await readStdin(), 'standard input') : readListingsFile(ownerFile(file));
-  const stored = new Map(store.listingTexts().map((text) => [(JSON.parse(text) as { slug: string }).slug, text]));
+  const stored = new Map(store.listings.texts().map((text) => [(JSON.parse(text) as { slug: string }).slug, text]));
   const incoming = read.map((listing) => withStoredCheck(listing, stored.get(listing.slug as string)));
-  store.upsertListings(incoming);
+  store.listings.upsert(incoming);
   const added = incoming.filter((listing) => !stored.has(listing.slug as string)).length;
   const same = incoming.filter((listing) => stored.get(listing.slug as string) === JSON.stringify(listing)).length;
   const changed = incoming.length - added - same;
@@ -126,7 +126,7 @@ function stale(store: Store, days: unknown, json: boolean): void {
   const now = Date.now();
   const cutoff = utcDay(now - window * DAY_MS);
   const all = store
-    .listingTexts()
+    .listings.texts()
     .map((text) => JSON.parse(text) as { slug: string; name: string; verified_at: string; docs_url: string });
   const old = all
     .filter((listing) => listing.verified_at < cutoff)

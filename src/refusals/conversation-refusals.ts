@@ -71,6 +71,12 @@ export const CONVERSATION_REFUSALS = {
     'A webhook or push notification URL breaks an outbound rule (https, a public address).',
     (t: Terms, rule: string) => `The ${t.field} \`url\` cannot be used: ${rule}.`,
   ),
+  outbound_busy: entry(503, ['webhook', 'a2a'],
+    'Too many name lookups are under way to check the URL now (with Retry-After); nothing was stored.',
+    () =>
+      'The URL cannot be checked right now: too many name lookups are under way. Nothing was stored; retry shortly.',
+    () => retryAfter(5),
+  ),
   wait_too_long: entry(400, ['updates', 'mcp'], '`wait` is not a whole number of seconds in range.',
     (t: Terms, max: number) =>
       `The ${t.param} \`wait\` must be a whole number of seconds from 0 to ${max}: ` +

@@ -7,17 +7,17 @@ import { keepRunning } from '../base/background.ts';
 import { createStdoutLog, describeError, type Log } from '../base/log.ts';
 import { createBatch } from '../store/group-commit.ts';
 import { startDeliveries, type DeliveryTiming } from '../outbound/deliveries.ts';
-import type { Config } from '../base/config.ts';
-import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
+import type { OutboundPolicy } from '../outbound/policy.ts';
+import type { RunningConfig } from '../base/config.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from '../directory/snapshot.ts';
 import { createMetrics } from './metrics.ts';
+import { clientWrites } from './client-writes.ts';
 import { ReplyWaits } from './waits.ts';
 import { createPollClock, createRequestBuckets } from '../rules/rates.ts';
 import { createNotifier } from './notify.ts';
 import { addressKey, quotasOf } from '../rules/quotas.ts';
-import { creationResult } from '../rules/views.ts';
-import type { Conversation, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 export interface AppOptions {
   /** The clock, in epoch milliseconds; tests inject one to cross the UTC day boundary. */
@@ -26,17 +26,14 @@ export interface AppOptions {
   readonly log?: Log;
   /** How the outbox is delivered; tests shorten the waits. */
   readonly deliveryTiming?: DeliveryTiming;
+  /** How outbound names are looked up; tests give a resolver of their own, and a shorter time-out. */
+  readonly lookups?: Pick<OutboundPolicy, 'resolve' | 'lookupTimeoutMs'>;
 }
 
 export type App = ReturnType<typeof createApp>;
 
 const SWEEP_INTERVAL_MS = 60_000; // idle rate entries are dropped once a minute
 
-/**
- * The configuration as the server runs it: the public base URL resolved (its own URL when
- * none was set), and the address it listens on.
- */
-export type RunningConfig = Config & { readonly publicBaseUrl: string; readonly listenUrl: string };
 
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
@@ -52,7 +49,11 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const { rates, stopSweeping } = startRates(config, now, log);
   const batch = createBatch(store);
   const waits = new ReplyWaits(store, log);
-  const outboundPolicy = { allowedHosts: config.outboundAllowedHosts };
+  const outboundPolicy: OutboundPolicy = {
+    allowedHosts: config.outboundAllowedHosts,
+    ...options.lookups,
+    lookups: { inFlight: 0 },
+  };
   const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
   const notifyOwner = createNotifier(config.notifyCommand, log);
   const clientWrite = (clientAddress: string) => ({
@@ -78,7 +79,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** Polls held until the owner writes (waits.ts). */
     waits,
 
-    ...conversationWrites(store, batch, clientWrite, notifyOwner, config),
+    ...clientWrites(store, batch, clientWrite, notifyOwner, config),
 
     /** Any other write of a door (a webhook's registration), group-committed like the messages. */
     write: <T>(rule: () => T): Promise<T> => batch(rule),
@@ -94,62 +95,6 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       stopSweeping();
       stopDeliveries();
       waits.answerAll();
-    },
-  };
-}
-
-/**
- * The two writes every door makes for a client, each group-committed (store/group-commit.ts) and then told
- * to the owner's notifier: an opening and a follow-up.
- */
-function conversationWrites(
-  store: Store,
-  batch: ReturnType<typeof createBatch>,
-  clientWrite: (clientAddress: string) => ClientWrite,
-  notifyOwner: ReturnType<typeof createNotifier>,
-  config: RunningConfig,
-) {
-  return {
-    /**
-     * Opens a conversation and tells the owner; the creation result holds the one-time
-     * credential. `alsoWrite` runs in the same transaction (a door's push notification config).
-     */
-    async open(opening: Opening, clientAddress: string, alsoWrite?: (conversationId: string) => void) {
-      const opened = await batch(() =>
-        store.transaction(() => {
-          const written = openConversation(store, opening, clientWrite(clientAddress));
-          alsoWrite?.(written.conversation.id);
-          return written;
-        }),
-      );
-      notifyOwner({
-        conversationId: opened.conversation.id,
-        seq: 1,
-        agentName: opening.metadata.agent_name ?? '',
-        message: opening.message,
-      });
-      return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
-    },
-
-    /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
-    async followUp(
-      conversation: Conversation,
-      input: { message: string; key: string },
-      clientAddress: string,
-      alsoWrite?: (conversationId: string) => void,
-    ) {
-      const result = await batch(() =>
-        store.transaction(() => {
-          const written = followUp(store, conversation.id, input, clientWrite(clientAddress));
-          if (!written.duplicate) alsoWrite?.(conversation.id); // a retry writes nothing, as the rule says
-          return written;
-        }),
-      );
-      if (!result.duplicate) {
-        const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
-        notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message: input.message });
-      }
-      return { message: result.message, duplicate: result.duplicate };
     },
   };
 }

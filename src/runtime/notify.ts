@@ -1,6 +1,8 @@
 // NOTIFY_COMMAND: tells the owner about each new client message by running a program
-// (no shell) with the details in its environment and the message text on stdin. It
-// never delays or fails the client's request; its failures are only logged.
+// (no shell) with the details in its environment and the message on stdin, both already made
+// safe by the function that prints agents' text on the owner's terminal (base/terminal.ts): no
+// notifier can pass an agent's control, format or invisible character on. It never delays or
+// fails the client's request; its failures are only logged.
 //
 // One run at a time, in the order the messages were stored: a burst of messages must not
 // start a burst of processes on a small machine, and a notifier that appends to a file
@@ -8,7 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import type { Log } from '../base/log.ts';
-import { shown } from '../base/terminal.ts';
+import { shown, shownBody } from '../base/terminal.ts';
 import { isoTime } from '../base/time.ts';
 
 export interface NewClientMessage {
@@ -101,5 +103,5 @@ function runNotifier(
     finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
   );
   child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
-  child.stdin.end(event.message);
+  child.stdin.end(`${shownBody(event.message)}\n`); // as `show` prints it: escaped, each line behind its prefix
 }

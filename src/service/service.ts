@@ -73,7 +73,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
 function openDatabase(store: Store, config: Config): void {
   try {
-    if (store.listingCount() === 0) store.upsertListings(readListingsFile(config.listingsPath));
+    if (store.listings.count() === 0) store.listings.upsert(readListingsFile(config.listingsPath));
     // The owner script enforces the maximum the server runs with, and shows its shares.
     store.transaction(() => store.recordSetting('quotas', JSON.stringify(quotasOf(config))));
   } catch (err) {

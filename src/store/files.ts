@@ -100,7 +100,8 @@ export function checkBackup(file: string, called = file): BackupSummary {
     if (differences.length > 0) {
       const more = differences.length > 5 ? `; and ${differences.length - 5} more` : '';
       const named = differences.slice(0, 5).join('; ') + more;
-      throw new BackupProblem(`${called} is not a database this service's migrations make (schema ${version}): ${named}`);
+      const what = `${called} is not a database this service's migrations make (schema ${version})`;
+      throw new BackupProblem(`${what}: ${named}`);
     }
     const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { conversations: count('conversations'), messages: count('messages'), schemaVersion: version };

@@ -8,6 +8,7 @@ import { CONVERSATION, MESSAGE, type Conversation, type Message } from './rows.t
 import { migrate } from './migrations.ts';
 import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
+import { ListingTable } from './listing-rows.ts';
 import { OwnerQueries } from './owner-queries.ts';
 import { QuotaCounts } from './quota-counts.ts';
 
@@ -34,15 +35,6 @@ function prepareStatements(db: DatabaseSync) {
     // Asked on every authenticated request: a row as an array costs a third of a row as an object.
     dataVersion: arrays(sql('PRAGMA data_version')),
     totalChanges: arrays(sql('SELECT total_changes()')),
-
-    listingCount: sql('SELECT count(*) AS count FROM listings'),
-    listingTexts: sql('SELECT listing FROM listings ORDER BY slug'),
-    upsertListing: sql(
-      'INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing',
-    ),
-    removeListing: sql('DELETE FROM listings WHERE slug = ?'),
-    listingBySlug: sql('SELECT listing FROM listings WHERE slug = ?'),
-    replaceListing: sql('UPDATE listings SET listing = ? WHERE slug = ?'),
 
     conversationById: sql(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`),
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
@@ -86,6 +78,8 @@ export class Store {
   readonly outbox: OutboxTable;
   /** What only the owner script reads: the inbox, new client messages, ids by prefix (owner-queries.ts). */
   readonly owner: OwnerQueries;
+  /** The directory's listings, each stored as its JSON (listing-rows.ts). */
+  readonly listings: ListingTable;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     if (dbPath !== ':memory:') createPrivately(dbPath);
@@ -98,6 +92,7 @@ export class Store {
       this.quotaCounts = new QuotaCounts(this.db);
       this.outbox = new OutboxTable(this.db);
       this.owner = new OwnerQueries(this.db);
+      this.listings = new ListingTable(this.db, (fn) => this.transaction(fn));
     } catch (err) {
       this.db.close();
       throw err;
@@ -139,6 +134,25 @@ export class Store {
     }
   }
 
+  /**
+   * Runs fn as transaction() would, and always rolls it back: what fn answers or throws, with
+   * nothing written. A door asks it before outbound work that only an accepted write may cause.
+   */
+  rehearse<T>(fn: () => T): T {
+    const nested = this.db.isTransaction;
+    (nested ? this.#sql.savepoint : this.#sql.begin).run();
+    try {
+      return fn();
+    } finally {
+      if (nested && this.db.isTransaction) {
+        this.#sql.rollbackToSavepoint.run();
+        this.#sql.release.run();
+      } else if (this.db.isTransaction) {
+        this.#sql.rollback.run();
+      }
+    }
+  }
+
   /** For group-commit.ts only: a write transaction spanning several transaction() calls. */
   beginWrite(): void {
     this.#sql.begin.run();
@@ -161,35 +175,6 @@ export class Store {
   /** Changes whenever another connection (the owner script) commits. */
   dataVersion(): number {
     return (this.#sql.dataVersion.get() as unknown as [number])[0];
-  }
-
-  listingCount(): number {
-    return (this.#sql.listingCount.get() as { count: number }).count;
-  }
-  listingTexts(): string[] {
-    return (this.#sql.listingTexts.all() as { listing: string }[]).map((row) => row.listing);
-  }
-  /** Inserts or replaces every listing, all or nothing. */
-  upsertListings(listings: readonly { readonly slug?: unknown }[]): void {
-    this.transaction(() => {
-      for (const listing of listings) this.#sql.upsertListing.run(String(listing.slug), JSON.stringify(listing));
-    });
-  }
-  removeListing(slug: string): boolean {
-    return Number(this.#sql.removeListing.run(slug).changes) > 0;
-  }
-  /**
-   * Changes one stored listing in a write transaction: `change` gets the listing as stored now
-   * and returns it changed, so an import made meanwhile is changed, never overwritten. False
-   * when no listing has the slug (any more).
-   */
-  changeListing(slug: string, change: (listing: Record<string, unknown>) => unknown): boolean {
-    return this.transaction(() => {
-      const row = this.#sql.listingBySlug.get(slug) as { listing: string } | undefined;
-      if (row === undefined) return false;
-      this.#sql.replaceListing.run(JSON.stringify(change(JSON.parse(row.listing))), slug);
-      return true;
-    });
   }
 
   conversationById(id: string): Conversation | undefined {

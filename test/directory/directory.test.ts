@@ -253,7 +253,7 @@ test('the answer cache holds at most its byte budget, however many distinct quer
   t.after(() => store.close());
   const filler = 'Words that make each listing weigh about a kilobyte. '.repeat(15);
   const listing = (i: number) => ({ ...fixture[1], slug: `cached-${i}`, description: `Listing ${i}. ${filler}` });
-  store.upsertListings(parseListings(Array.from({ length: 150 }, (_, i) => listing(i))));
+  store.listings.upsert(parseListings(Array.from({ length: 150 }, (_, i) => listing(i))));
   const directory = new Directory(store);
   const queryFor = (i: number) => ({
     kind: (['tool', null, 'community'] as const)[i % 3] as Kind | null,

@@ -225,7 +225,7 @@ test('a listing page renders in linear time: at every limit, and past them from 
   before.quickstart = `1. Sign up${' '.repeat(100_000)}`;
   before.gotchas = `1. Careful${'\n '.repeat(50_000)}`;
   const store = new Store(service.dbPath);
-  store.upsertListings([...parseListings([atTheLimits('at-limits')]), before]);
+  store.listings.upsert([...parseListings([atTheLimits('at-limits')]), before]);
   store.close();
   const quickstarts = { 'at-limits': '<ol><li>Sign up</li><li>Wait', 'before-limits': '1. Sign up  ' };
   for (const [slug, shown] of Object.entries(quickstarts)) {

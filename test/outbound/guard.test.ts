@@ -362,3 +362,19 @@ test('a name whose DNS never answers is given up at the lookup time-out, as one 
   await assert.rejects(sendOutbound(url, GET, silent), (err: Error) => err.message === NOT_PUBLIC);
   assert.ok(Date.now() - started < 5_000, 'not held until a system resolver gives up');
 });
+
+test('OUTBOUND_ALLOWED_HOSTS with a port allows that port only; a bare host allows every port', async (t) => {
+  const allowed = await httpServer(t, (_req, res) => res.end());
+  const other = await httpServer(t, (_req, res) => res.end());
+  const policy: OutboundPolicy = { allowedHosts: [`127.0.0.1:${allowed.port}`, '[::1]:8080', 'hooks.internal:443'] };
+  assert.equal((await sendOutbound(new URL(`http://127.0.0.1:${allowed.port}/`), GET, policy)).status, 200);
+  assert.throws(() => checkOutboundUrl(`http://127.0.0.1:${other.port}/`, policy), /must use https/);
+  assert.throws(() => checkOutboundUrl(`https://127.0.0.1:${other.port}/`, policy), /a loopback address/);
+  assert.equal(other.received.length, 0, 'another port of the allowed host is never called');
+  assert.equal(checkOutboundUrl('http://[::1]:8080/', policy).port, '8080');
+  assert.throws(() => checkOutboundUrl('http://[::1]:8081/', policy), /must use https/);
+  assert.equal(checkOutboundUrl('https://hooks.internal/', policy).hostname, 'hooks.internal', 'https is port 443');
+  assert.throws(() => checkOutboundUrl('http://hooks.internal/', policy), /must use https/, 'http is port 80');
+  const bare: OutboundPolicy = { allowedHosts: ['127.0.0.1'] };
+  assert.equal((await sendOutbound(new URL(`http://127.0.0.1:${other.port}/`), GET, bare)).status, 200);
+});

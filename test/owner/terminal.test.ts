@@ -3,7 +3,7 @@
 // database, as an older version (or a restored backup) may hold them.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
@@ -136,7 +136,9 @@ test('the notifier gets no control character in its environment, and the example
     json: { message: forged },
   });
   assert.equal(followUp.status, 400, 'the API refuses ESC in a message');
-  const accepted = forged.replace(`\n${ESC}[31mred`, '\n\u202ered\u2028fake\u2066!');
+  // Bidi, separators, and what a person cannot see but a model reads: tag characters, a soft hyphen, …
+  const invisible = '\u061c\u00ad\u180e\u206a\u206f\ufff9\ufffb\u{e0001}\u{e0041}\u{e007f}\u{e0002}\u3164';
+  const accepted = forged.replace(`\n${ESC}[31mred`, `\n\u202ered\u2028fake\u2066!${invisible}`);
   const sent = await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
     token: conversation.token,
     key: newKey(),
@@ -150,9 +152,13 @@ test('the notifier gets no control character in its environment, and the example
   assert.match(text, new RegExp(`conversation ${conversation.id}  #3  from nul\\\\x00\\\\x1b\\[2J \\(unverified\\)`));
   const headers = text.split('\n').filter((line) => /^\d{4}-/.test(line));
   assert.equal(headers.length, 3, `one header per notification, none forged:\n${text}`);
-  assert.match(text, /^ {4}\| ok\?2026-01-01T00:00:00Z {2}conversation /m);
+  assert.match(text, /^ {4}\| ok\\x0d2026-01-01T00:00:00Z {2}conversation /m);
   assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text), 'no control byte reaches the file');
-  assert.match(text, /^ {4}\| \?red\?fake\?!$/m, 'bidi controls and separators are ? too');
+  assert.ok(!/[\p{Cf}\p{Cn}\u2028\u3164]/u.test(text), 'no format, unassigned or invisible character either');
+  const shownInvisible =
+    '\\u061c\\xad\\u180e\\u206a\\u206f\\ufff9\\ufffb\\u{e0001}\\u{e0041}\\u{e007f}\\u{e0002}\\u3164';
+  assert.ok(text.includes(`    | \\u202ered\\u2028fake\\u2066!${shownInvisible}\n`), 'each shown as an escape');
+  assert.equal(statSync(notifyFile).mode & 0o777, 0o600, 'the file is private to the service user');
   assert.ok(!service.logs.some((entry) => entry.notify === 'failed'), 'every notification ran');
 });
 

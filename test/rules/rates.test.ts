@@ -126,6 +126,26 @@ test('TRUST_PROXY=1 takes the client address from the last X-Forwarded-For hop; 
   assertRefused(await from(direct, '198.51.100.7'), 429, /Too many requests/); // the socket address is what counts
 });
 
+test('behind a proxy, a hop written with a port, brackets or a zone is the same sender as without them', async (t) => {
+  const service = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' } });
+  const from = (forwarded: string) =>
+    request(service.url, 'GET', '/api/v1/contact-info', { headers: { 'x-forwarded-for': forwarded } });
+  const spellings = [
+    ['3.3.3.3', '3.3.3.3:1234', 'proxy, 3.3.3.3:5678'],
+    ['2001:db8::1', '[2001:db8::1]:443', '[2001:db8::1]'],
+    ['fe80::1%eth0', 'fe80::1%eth1', 'fe80::1'],
+  ];
+  for (const [first, ...others] of spellings) {
+    assert.equal((await from(first as string)).status, 200, first);
+    for (const other of others) assertRefused(await from(other), 429, /Too many requests/, `${other} is ${first}`);
+  }
+  // A hop that is no address is ignored: the proxy's own address (the socket's) counts.
+  assert.equal((await from('unknown')).status, 200);
+  assertRefused(await from('999.1.1.1:80'), 429, /Too many requests/, 'not an address: the socket counts');
+  assertRefused(await request(service.url, 'GET', '/api/v1/contact-info'), 429, /Too many/, 'as without a header');
+  assert.equal(service.logs.at(-1)?.client, '127.0.0.1');
+});
+
 test('the request rate drops buckets that have refilled, so idle clients cost no memory', () => {
   const buckets = createRequestBuckets(60);
   buckets.take('a', 0);

@@ -66,7 +66,7 @@ test("a restart loads the shipped listings only into an empty table, keeping the
   const dir = tempDir(t);
   const first = await startTestService(t, { dir });
   const owner = new Store(first.dbPath);
-  owner.removeListing('alpha-api');
+  owner.listings.remove('alpha-api');
   owner.close();
   await first.close();
   const second = await startTestService(t, { dir });

@@ -4,10 +4,11 @@
 // the catalogue and is only named as A2A names it (errors.ts).
 
 import type { App } from '../../runtime/app.ts';
+import type { AlsoWrite } from '../../runtime/client-writes.ts';
 import { takePoll } from '../../runtime/polls.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
 import type { RequestContext } from '../../http/request-handler.ts';
-import { checkRegisteredUrl } from '../../outbound/guard.ts';
+import { checkRegisteredUrl, checkStaticUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import type { PushTarget } from '../../store/outbox.ts';
@@ -56,12 +57,11 @@ export async function sendMessage(call: A2aCall) {
   const inbound = inboundMessage(params);
   const configuration = objectMember(params, 'configuration');
   const historyLength = historyLengthOf(configuration);
-  const push = await checkedPushConfig(app, objectMember(configuration, 'taskPushNotificationConfig'));
-  const register = push && ((id: string) => void registerPushConfig(app.store, id, push, app.now()));
+  const register = pushRegistration(app, objectMember(configuration, 'taskPushNotificationConfig'));
   if (call.holder === null) {
     if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('no_credential');
     const opening = { message: inbound.text, metadata: openingMetadata(params), key: inbound.key };
-    const opened = await app.open(opening, ctx.clientAddress, register ?? undefined);
+    const opened = await app.open(opening, ctx.clientAddress, register);
     return { task: openedTask(app, opened.id, opened.access_token, historyLength) };
   }
   const conversation = call.holder;
@@ -73,7 +73,7 @@ export async function sendMessage(call: A2aCall) {
     conversation,
     { message: inbound.text, key: inbound.key },
     ctx.clientAddress,
-    register ?? undefined,
+    register,
   );
   const now = app.store.conversationById(conversation.id) as Conversation;
   return { task: taskOf(app, now, historyLength, result.duplicate ? { duplicate: true } : {}) };
@@ -215,4 +215,19 @@ async function checkedPushConfig(app: App, config: Json) {
   if (Object.keys(config).length === 0) return null;
   const input = pushConfigInput(config);
   return { ...input, url: await checkRegisteredUrl(input.url, app.outboundPolicy) };
+}
+
+/**
+ * SendMessage's push config, written with its message: its form and its URL's static rules are
+ * judged now, as the message's are; where its host resolves only once the message's own rule
+ * (idempotency, state, quotas) would accept it, so a refused message causes no lookup.
+ */
+function pushRegistration(app: App, config: Json): AlsoWrite | undefined {
+  if (Object.keys(config).length === 0) return undefined;
+  const input = pushConfigInput(config);
+  checkStaticUrl(input.url, app.outboundPolicy);
+  return async () => {
+    const push = { ...input, url: await checkRegisteredUrl(input.url, app.outboundPolicy) };
+    return (id: string) => void registerPushConfig(app.store, id, push, app.now());
+  };
 }

@@ -2,7 +2,7 @@
 // model (with the limits as the server enforces them), input schemas from the contract's
 // constants, output schemas from the OpenAPI document's, and annotations.
 
-import type { RunningConfig } from '../../runtime/app.ts';
+import type { RunningConfig } from '../../base/config.ts';
 import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, BOUNDS, METADATA_KEYS } from '../../base/contract.ts';
 import type { ToolName } from '../../guide/contact.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';

@@ -16,7 +16,7 @@ export function health({ app }: RequestContext): Reply {
       status: 'ok',
       database: 'ok',
       version: SERVICE_VERSION,
-      listings: app.store.listingCount(),
+      listings: app.store.listings.count(),
       time: new Date(app.now()).toISOString(),
     },
   };

@@ -1,0 +1,81 @@
+// The two writes every door makes for a client, an opening and a follow-up: group-committed
+// (store/group-commit.ts), then told to the owner's notifier. What a door writes beside the
+// message (an A2A push notification config) goes in the same transaction; when it needs
+// outbound work first (a lookup of the push URL's host), that work is done only for a message
+// its rule would accept now, judged by a rehearsal of the rule that writes nothing.
+
+import type { Batch } from '../store/group-commit.ts';
+import type { Conversation, Store } from '../store/store.ts';
+import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
+import { creationResult } from '../rules/views.ts';
+import type { RunningConfig } from '../base/config.ts';
+import type { createNotifier } from './notify.ts';
+
+/** What a door writes beside the message: made ready (its outbound checks done), then written. */
+export type AlsoWrite = () => Promise<(conversationId: string) => void>;
+
+/**
+ * `also` made ready only once a rehearsal of `rule` (its whole judgement, nothing written) would
+ * accept the message; an identical retry, which writes nothing, needs nothing made ready.
+ */
+async function afterRehearsal<T>(store: Store, rule: () => T, also: AlsoWrite) {
+  const rehearsal = store.rehearse(rule) as T & { duplicate?: boolean };
+  return rehearsal.duplicate === true ? undefined : also();
+}
+
+export function clientWrites(
+  store: Store,
+  batch: Batch,
+  clientWrite: (clientAddress: string) => ClientWrite,
+  notifyOwner: ReturnType<typeof createNotifier>,
+  config: RunningConfig,
+) {
+  return {
+    /**
+     * Opens a conversation and tells the owner; the creation result holds the one-time
+     * credential. `also` is written in the same transaction (a door's push notification config).
+     */
+    async open(opening: Opening, clientAddress: string, also?: AlsoWrite) {
+      const rule = () => openConversation(store, opening, clientWrite(clientAddress));
+      const alsoWrite = also && (await afterRehearsal(store, rule, also));
+      const opened = await batch(() =>
+        store.transaction(() => {
+          const written = rule();
+          alsoWrite?.(written.conversation.id);
+          return written;
+        }),
+      );
+      notifyOwner({
+        conversationId: opened.conversation.id,
+        seq: 1,
+        agentName: opening.metadata.agent_name ?? '',
+        message: opening.message,
+      });
+      return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
+    },
+
+    /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
+    async followUp(
+      conversation: Conversation,
+      input: { message: string; key: string },
+      clientAddress: string,
+      also?: AlsoWrite,
+    ) {
+      const rule = () => followUp(store, conversation.id, input, clientWrite(clientAddress));
+      const alsoWrite = also && (await afterRehearsal(store, rule, also));
+      const result = await batch(() =>
+        store.transaction(() => {
+          const written = rule();
+          if (!written.duplicate) alsoWrite?.(conversation.id); // a retry writes nothing, as the rule says
+          return written;
+        }),
+      );
+      if (!result.duplicate) {
+        const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
+        notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message: input.message });
+      }
+      return { message: result.message, duplicate: result.duplicate };
+    },
+  };
+}
+
