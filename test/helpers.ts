@@ -194,6 +194,7 @@ export function runCommand(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => {}); // a child that exits without reading its input closed the pipe: EPIPE
     child.stdin.end(options.input ?? '');
   });
 }

@@ -56,12 +56,12 @@ export function createRequestBuckets(capacity: number, maxEntries = MAX_RATE_ENT
 export type PollClock = ReturnType<typeof createPollClock>;
 
 interface PollEntry {
-  /** when the next poll may be accepted */
+  /** when the next poll may be accepted, unless it has news to tell */
   nextAt: number;
   /** when the poll being held is answered at the latest; 0 when none is held */
   waitEndsAt: number;
-  /** the news the last accepted poll was answered with at once (see PollRequest.news), or null */
-  news: string | null;
+  /** the conversation's news as the last answer told it (PollRequest.news) */
+  told: string;
 }
 
 /** A poll as the clock judges it. */
@@ -70,28 +70,30 @@ export interface PollRequest {
   readonly waitSeconds: number;
   /** whether it is held that long at most; else it is answered at once */
   readonly held: boolean;
-  /** what it is answered with at once that the client had not seen (the owner's newest seq, a close), or null */
-  readonly news: string | null;
+  /** whether it is answered at once with something the client asked after (an owner message, a close) */
+  readonly answersWithNews: boolean;
+  /** the conversation's news now: what the owner wrote, closed or reopened (the newest owner seq, a close) */
+  readonly news: string;
 }
 
-const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, news: null };
+const PLAIN_POLL: PollRequest = { waitSeconds: 0, held: false, answersWithNews: false, news: '' };
 
 /**
  * The enforced gap between accepted polls of one conversation, whichever door they came
  * through: the advertised interval minus a 5-second grace, so a client that waits
- * poll_after_seconds never sees a 429. A poll that asks to wait S seconds for a reply uses S
- * seconds of that gap, whether it is held or answered at once with news the last accepted poll
- * did not already bring, so a client that chains waits of the whole gap is never refused, and
- * one that asks again for news it was told is; one held poll per conversation at a time; a wait
- * that ends because the owner wrote restarts the clock. With no gap (an interval of 5 s or less,
- * or 0: not enforced) no poll is ever refused.
+ * poll_after_seconds never sees a 429. A poll that has news to tell (the owner wrote, closed or
+ * reopened since the last answer of this conversation) is never refused, so an agent woken by a
+ * webhook or a push reads the reply at once; one with nothing new keeps the gap. A poll that asks
+ * to wait S seconds uses S seconds of the gap, whether it is held or answered at once with news
+ * not told before, so a client that chains waits of the whole gap is never refused; one held
+ * poll per conversation at a time; a wait that ends because the owner wrote restarts the clock.
+ * With no gap (an interval of 5 s or less, or 0: not enforced) no poll is ever refused.
  */
 export function createPollClock(intervalSeconds: number, maxEntries = MAX_RATE_ENTRIES) {
   const gapMs = Math.max(0, intervalSeconds - 5) * 1000;
   const polls = new Map<string, PollEntry>();
-  // An entry that remembers news it told is kept one gap longer, so that asking again for it stays a plain poll.
-  const idle = (entry: PollEntry, now: number) =>
-    entry.waitEndsAt === 0 && now >= entry.nextAt + (entry.news === null ? 0 : gapMs);
+  // Kept one gap past its end, so that a poll asking again for news it was told stays a plain poll.
+  const idle = (entry: PollEntry, now: number) => entry.waitEndsAt === 0 && now >= entry.nextAt + gapMs;
   return {
     /** The gap in seconds (the interval less its grace). */
     gapSeconds: gapMs / 1000,
@@ -100,29 +102,28 @@ export function createPollClock(intervalSeconds: number, maxEntries = MAX_RATE_E
       if (gapMs === 0) return 0;
       const entry = polls.get(conversationId);
       if (entry !== undefined && entry.waitEndsAt > 0) return Math.max(1, (entry.waitEndsAt - now) / 1000);
-      if (entry !== undefined && now < entry.nextAt) return (entry.nextAt - now) / 1000;
+      const untold = entry === undefined || poll.news !== entry.told;
+      if (entry !== undefined && now < entry.nextAt && !untold) return (entry.nextAt - now) / 1000;
       if (entry === undefined) makeRoom(polls, maxEntries, (e) => idle(e, now));
-      const told = poll.news !== null && poll.news === entry?.news; // answered at once with what it had been told
-      const waitMs = poll.held || (poll.news !== null && !told) ? poll.waitSeconds * 1000 : 0;
+      const waitMs = poll.held || (poll.answersWithNews && untold) ? poll.waitSeconds * 1000 : 0;
       polls.delete(conversationId); // re-inserted last: the Map's order stays oldest first
       polls.set(conversationId, {
         nextAt: now + Math.max(0, gapMs - waitMs),
         waitEndsAt: poll.held && waitMs > 0 ? now + waitMs : 0,
-        news: poll.news,
+        told: poll.news,
       });
       return 0;
     },
     /**
-     * The held poll was answered; when because the owner wrote, the next poll is accepted at
-     * once, and `news` is what the answer told (so that asking again for it is a plain poll).
+     * The held poll was answered, telling `news`; when because the owner wrote, the next poll is
+     * accepted at once.
      */
-    release(conversationId: string, now: number, ownerWrote: boolean, news: string | null = null): void {
+    release(conversationId: string, now: number, ownerWrote: boolean, news: string): void {
       const entry = polls.get(conversationId);
       if (entry === undefined) return;
       entry.waitEndsAt = 0;
-      if (!ownerWrote) return;
-      entry.nextAt = now;
-      entry.news = news;
+      entry.told = news;
+      if (ownerWrote) entry.nextAt = now;
     },
     sweep(now: number): void {
       for (const [id, entry] of polls) if (idle(entry, now)) polls.delete(id);

@@ -24,23 +24,22 @@ function hasNews(conversation: Conversation, after: number): boolean {
   return conversation.latest_owner_seq > after || conversation.status === 'closed';
 }
 
-/** What a poll answered at once tells, for the poll clock to know it when asked again; null: nothing. */
-function newsOf(conversation: Conversation, after: number): string | null {
-  return hasNews(conversation, after) ? `${conversation.latest_owner_seq} ${conversation.status}` : null;
+/** The conversation's news, as the poll clock compares what an answer told: the owner's newest seq, a close. */
+function newsOf(conversation: Conversation): string {
+  return `${conversation.latest_owner_seq} ${conversation.status === 'closed' ? 'closed' : 'open'}`;
 }
 
 /**
  * Judges a poll of the conversation, whichever door it came through, and records it on the
- * conversation's one poll clock: 429 when it is too soon. Returns whether it is to be held
- * until the owner writes: only when it asked to wait, has nothing to say yet, and there is
- * room (past the bound it is answered as a plain poll). A wait answered at once with news
- * counts as the wait it asked for (chained waits meet no 429), unless the previous poll had
- * already brought that news (rules/rates.ts); every poll records the news it brings.
+ * conversation's one poll clock: 429 when it is too soon and has no news to tell (rules/rates.ts).
+ * Returns whether it is to be held until the owner writes: only when it asked to wait, has
+ * nothing to say yet, and there is room (past the bound it is answered as a plain poll).
  */
 export function takePoll(app: App, conversation: Conversation, after: number, waitSeconds: number): boolean {
-  const news = newsOf(conversation, after);
-  const held = waitSeconds > 0 && news === null && app.waits.hasRoom();
-  const wait = app.rates.polls.take(conversation.id, app.now(), { waitSeconds, held, news });
+  const answersWithNews = hasNews(conversation, after);
+  const held = waitSeconds > 0 && !answersWithNews && app.waits.hasRoom();
+  const poll = { waitSeconds, held, answersWithNews, news: newsOf(conversation) };
+  const wait = app.rates.polls.take(conversation.id, app.now(), poll);
   if (wait > 0) throw refuse('poll_too_soon', app.config.pollIntervalSeconds, wait);
   return held;
 }
@@ -70,7 +69,7 @@ async function heldUntilNews(
   whenGone: () => AbortSignal,
 ): Promise<UpdatesResult> {
   const held = await app.waits.wait(conversation, after, waitSeconds, whenGone());
-  const told = held.conversation ? newsOf(held.conversation, after) : null;
+  const told = newsOf(held.conversation ?? conversation);
   app.rates.polls.release(conversation.id, app.now(), held.ownerWrote, told);
   // Refused as a new poll would be, if it must be: purged, blocked or expired while it waited.
   const now = usableConversation(held.conversation, app.now());

@@ -35,7 +35,8 @@ test('a SendMessage that a quota or its key refuses looks up nothing, whatever p
   assert.ok((await rpc(service, 'SendMessage', { ...followUp, ...push('second.example') }, bearer(token))).body.result);
   const retry = await rpc(service, 'SendMessage', { ...followUp, ...push('retry.example') }, bearer(token));
   assert.equal(retry.body.result.task.metadata.duplicate, true, 'an identical retry writes nothing');
-  const overShare = await rpc(service, 'SendMessage', { ...message('Third.'), ...push('share.example') }, bearer(token));
+  const third = { ...message('Third.'), ...push('share.example') };
+  const overShare = await rpc(service, 'SendMessage', third, bearer(token));
   assert.equal(overShare.status, 429, 'the conversation stored its share');
 
   assert.ok((await rpc(service, 'SendMessage', message('Another opening.'))).body.result);

@@ -176,15 +176,27 @@ test('an IPv6 client counts as its /64 for every per-address limit, an IPv4-mapp
 
 test('the poll clock remembers news it told, through a plain poll and a sweep: asked again, a plain poll', () => {
   const clock = createPollClock(60); // a gap of 55 s
-  const news = '2 answered';
-  const wait = { waitSeconds: 55, held: false, news }; // answered at once: the owner already wrote
-  const plain = { waitSeconds: 0, held: false, news };
+  const news = '2 open';
+  const wait = { waitSeconds: 55, held: false, answersWithNews: true, news }; // the owner already wrote
+  const plain = { waitSeconds: 0, held: false, answersWithNews: true, news };
   assert.equal(clock.take('c', 0, wait), 0, 'new news: counted as the wait it asked for');
   assert.equal(clock.take('c', 0, plain), 0, 'a plain poll right after is let in, and remembers the news');
   assert.equal(clock.take('c', 1_000, wait), 54, 'asked again for the same news: the gap runs');
   clock.sweep(56_000);
   assert.equal(clock.take('c', 56_000, wait), 0, 'after the gap, accepted: counted as a plain poll');
   assert.ok(clock.take('c', 56_000, plain) > 0, 'so the next one waits the gap');
+});
+
+test('the poll clock never refuses a poll with news it has not told; one with nothing new keeps the gap', () => {
+  const clock = createPollClock(60); // a gap of 55 s
+  const poll = (news: string) => ({ waitSeconds: 0, held: false, answersWithNews: false, news });
+  assert.equal(clock.take('c', 0, poll('0 open')), 0, 'the first poll');
+  assert.equal(clock.take('c', 1_000, poll('0 open')), 54, 'nothing new: the gap runs');
+  assert.equal(clock.take('c', 2_000, poll('3 open')), 0, 'the owner replied since: answered at once');
+  assert.equal(clock.take('c', 3_000, poll('3 open')), 54, 'told; nothing new again');
+  assert.equal(clock.take('c', 4_000, poll('3 closed')), 0, 'a close is news');
+  assert.equal(clock.take('c', 5_000, poll('3 open')), 0, 'and so is a reopen');
+  assert.equal(clock.take('c', 6_000, poll('3 open')), 54);
 });
 
 test('an IPv4 address mapped into IPv6, written in hex, counts as the IPv4 address', () => {

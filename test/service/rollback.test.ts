@@ -1,0 +1,57 @@
+// docs/deployment.md's way back to a release without `restore`, run as written (as far as a test
+// can: the paths are a temp folder's, and no sudo): with the service stopped, the backup taken
+// before the upgrade is put in place of the database, and its -wal and -shm removed. The code
+// then started is this one, on a backup of an earlier schema, which it migrates.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { openConversation, request, ROOT, runCommand, runOwner, startServerProcess, tempDir } from '../helpers.ts';
+
+const GUIDE = readFileSync(path.join(ROOT, 'docs/deployment.md'), 'utf8');
+
+/** The commands of the guide's rollback for a release without restore that touch the database files. */
+function rollbackSteps(backup: string, dbPath: string): string[] {
+  const section = GUIDE.slice(GUIDE.indexOf('If it has no `restore`'));
+  const block = /```sh\n([^]*?)```/.exec(section)?.[1] ?? '';
+  const steps = block.split('\n').filter((line) => / (install|rm -f) /.test(` ${line.replace(/^sudo /, '')}`));
+  assert.equal(steps.length, 2, 'the guide installs the backup and removes -wal and -shm');
+  return steps.map((line) =>
+    line
+      .replace(/^sudo /, '')
+      .replace(' -o agent-contact -g agent-contact', '') // the test's own user owns the files
+      .replaceAll('/var/backups/agent-contact/before-upgrade-2026-11-24.db', backup)
+      .replaceAll('/var/lib/agent-contact/service.db', dbPath),
+  );
+}
+
+test("the guide's rollback without restore brings back exactly the backup taken before the upgrade", async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'service.db');
+  const before = await startServerProcess(t, { DB_PATH: dbPath });
+  const kept = await openConversation(before.url, { message: 'before the upgrade' });
+  const backup = path.join(dir, 'before-upgrade.db');
+  assert.equal((await runOwner(dbPath, ['backup', backup])).code, 0);
+  // The backup an earlier release took: one schema version older.
+  const older = new DatabaseSync(backup);
+  const version = (older.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  older.exec(`ALTER TABLE conversations DROP COLUMN changed_at; PRAGMA user_version = ${version - 1}`);
+  older.close();
+  const later = await openConversation(before.url, { message: 'after the upgrade' });
+  await before.stop('SIGKILL'); // as a crash would: what came after the backup may still be in the -wal
+  assert.ok(existsSync(`${dbPath}-wal`), 'a -wal is left beside the database');
+
+  for (const step of rollbackSteps(backup, dbPath)) {
+    const ran = await runCommand('bash', ['-c', step]);
+    assert.equal(ran.code, 0, `${step}: ${ran.stderr}`);
+  }
+  assert.equal(statSync(dbPath).mode & 0o777, 0o600, 'private, as the guide installs it');
+  const after = await startServerProcess(t, { DB_PATH: dbPath });
+  const read = (conversation: { id: string; token: string }) =>
+    request(after.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token });
+  assert.equal((await read(kept)).status, 200, 'the backup is there');
+  assert.equal((await read(later)).status, 401, 'and nothing written after it');
+  await after.stop('SIGTERM');
+});
