@@ -21,6 +21,7 @@ try {
   const config = loadConfig();
   const service = await startService(config);
   console.log(`Listening on ${service.url} (database ${config.dbPath})`);
+  for (const warning of service.warnings) console.error(`Warning: ${warning}`);
 
   const shutdown = (signal: string) => {
     console.log(`${signal} received: finishing requests in flight, then closing the database`);

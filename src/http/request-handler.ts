@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../runtime/app.ts';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
-import { corsForAllowedOrigin, doorPreflightHeaders, type Door } from './origins.ts';
+import { corsForAllowedOrigin, createHostNotice, doorPreflightHeaders, type Door } from './origins.ts';
 import type { Headers } from '../refusals/entry.ts';
 import { asRefusal, errorBody, refuse, type Refusal } from '../refusals/refusal.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
@@ -99,6 +99,7 @@ export function createRequestHandler(
   unroutedPolicy: (path: string) => Policy,
 ) {
   const router = createRouter(routes);
+  const noticeHost = createHostNotice(app.config, app.log);
 
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const { path, rawQuery } = splitTarget(req.url ?? '/');
@@ -116,6 +117,7 @@ export function createRequestHandler(
       policy: UNROUTED,
       notes: {},
     };
+    noticeHost(req);
     try {
       const match = router.match(exchange.method, path);
       if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);

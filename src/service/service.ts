@@ -9,10 +9,13 @@ import { quotasOf } from '../rules/quotas.ts';
 import { routes, unroutedPolicy } from './routes.ts';
 import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts } from '../http/server.ts';
 import { Store } from '../store/store.ts';
+import { checkNotifyCommand, startupWarnings } from './startup-checks.ts';
 
 export interface RunningService {
   /** The base URL it listens on, e.g. http://127.0.0.1:8080 */
   readonly url: string;
+  /** What looks misconfigured, one line each with its fix (startup-checks.ts); start-up prints them. */
+  readonly warnings: readonly string[];
   readonly store: Store;
   /** How many polls are held waiting for the owner now. */
   waitingPolls(): number;
@@ -31,6 +34,7 @@ export interface StartOptions extends AppOptions {
  * shipped listings into an empty one, and records the limits it enforces.
  */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  checkNotifyCommand(config);
   const timeouts = options.timeouts ?? SERVER_TIMEOUTS;
   const server = createHttpServer(timeouts);
   await new Promise<void>((resolve, reject) => {
@@ -49,16 +53,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   // Attached in the same turn as the listen callback, before the event loop can deliver a request.
-  const app = createApp(
-    Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url, listenUrl: url }),
-    store,
-    options,
-  );
+  const running = Object.freeze({ ...config, publicBaseUrl: config.publicBaseUrl ?? url, listenUrl: url });
+  const app = createApp(running, store, options);
   server.on('request', createRequestHandler(app, routes, unroutedPolicy));
 
   let closing: Promise<void> | null = null;
   return {
     url,
+    warnings: startupWarnings(running, config.publicBaseUrl !== null),
     store,
     waitingPolls: () => app.waits.size,
     close() {

@@ -1,7 +1,7 @@
 // NOTIFY_COMMAND: the documented example, one run at a time, bounds, failures.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { LogEntry } from '../../src/base/log.ts';
@@ -123,11 +123,18 @@ test('a notifier running at the time limit is killed, even if it ignores SIGTERM
 });
 
 test('a failing NOTIFY_COMMAND never fails the request; the failure is logged', async (t) => {
-  const service = await startTestService(t, { env: { NOTIFY_COMMAND: '/nonexistent/notify-program --flag' } });
-  const conversation = await openConversation(service.url);
-  assert.match(conversation.id, /^[0-9a-f-]{36}$/);
+  const notifier = path.join(tempDir(t), 'notify.sh');
+  writeFileSync(notifier, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+  const service = await startTestService(t, { env: { NOTIFY_COMMAND: `${notifier} --flag` } });
+  const first = await openConversation(service.url);
   await waitUntil(() => service.logs.some((entry) => entry.notify === 'failed'), 'the failure was logged');
   const failure = service.logs.find((entry) => entry.notify === 'failed');
-  assert.equal(failure?.conversation_id, conversation.id);
-  assert.match(String(failure?.reason), /ENOENT/);
+  assert.equal(failure?.conversation_id, first.id);
+  assert.equal(failure?.reason, 'exited with status 3');
+  rmSync(notifier); // gone after start-up, which checked it: each run fails, the requests do not
+  const second = await openConversation(service.url);
+  await waitUntil(() => service.logs.filter((entry) => entry.notify === 'failed').length === 2, 'logged again');
+  const gone = service.logs.filter((entry) => entry.notify === 'failed')[1];
+  assert.equal(gone?.conversation_id, second.id);
+  assert.match(String(gone?.reason), /ENOENT/);
 });

@@ -1,13 +1,14 @@
 // Start-up: configuration and its refusals, the first start's database and listings, a clean shutdown.
 
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../../src/base/config.ts';
-import { runNode, startServerProcess, tempDir, waitUntil } from '../helpers.ts';
+import { runNode, startServerProcess, startTestService, tempDir, waitUntil } from '../helpers.ts';
 
 const MAIN = 'src/main.ts';
 
@@ -176,4 +177,53 @@ test('a read-only database file stops start-up instead of failing later', async 
   const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath }, uid: UNPRIVILEGED });
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /^Cannot start: the database at DB_PATH cannot be opened: .*(read-?only|permission)/im);
+});
+
+test('start-up says what looks misconfigured, one line each with its fix', async (t) => {
+  const dir = tempDir(t);
+  const proxied = await startServerProcess(t, { DB_PATH: path.join(dir, 'a.db'), TRUST_PROXY: '1' });
+  assert.match(proxied.output(), /^Warning: TRUST_PROXY=1, but PUBLIC_BASE_URL is not set: .* set PUBLIC_BASE_URL/m);
+  await proxied.stop('SIGTERM');
+  const example = await startServerProcess(t, {
+    DB_PATH: path.join(dir, 'b.db'),
+    PUBLIC_BASE_URL: 'https://agents.example.org',
+  });
+  assert.match(example.output(), /^Warning: PUBLIC_BASE_URL is still an example \(agents\.example\.org\)/m);
+  await example.stop('SIGTERM');
+  const fine = await startServerProcess(t, {
+    DB_PATH: path.join(dir, 'c.db'),
+    PUBLIC_BASE_URL: 'https://contact.test',
+  });
+  assert.doesNotMatch(fine.output(), /Warning/);
+  await fine.stop('SIGTERM');
+});
+
+test('a NOTIFY_COMMAND that does not exist or cannot be run stops start-up, naming it', async (t) => {
+  const dir = tempDir(t);
+  const notExecutable = path.join(dir, 'notify.sh');
+  writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+  for (const command of [path.join(dir, 'missing.sh'), notExecutable, 'no-such-notifier-on-the-path']) {
+    const result = await runNode([MAIN], {
+      env: { PORT: '0', DB_PATH: path.join(dir, 'service.db'), NOTIFY_COMMAND: command },
+      uid: UNPRIVILEGED,
+    });
+    assert.equal(result.code, 1, command);
+    assert.match(result.stderr, /^Cannot start: NOTIFY_COMMAND names .*, which does not exist or this user cannot/m);
+    assert.ok(!existsSync(path.join(dir, 'service.db')), 'nothing was created');
+  }
+});
+
+test('the first request for a host PUBLIC_BASE_URL does not name is logged once, with the fix', async (t) => {
+  const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://contact.test' } });
+  const asked = (host: string) =>
+    new Promise<void>((resolve) => {
+      http.get(`${service.url}/api/v1/health`, { headers: { host } }, (res) => res.resume().on('end', resolve));
+    });
+  await asked('contact.test');
+  assert.ok(!service.logs.some((entry) => entry.level === 'warn'), 'its own host is fine');
+  await asked('proxy.internal:8080');
+  await asked('other.internal');
+  const warnings = service.logs.filter((entry) => entry.level === 'warn');
+  assert.equal(warnings.length, 1, 'once');
+  assert.match(String(warnings[0]?.warning), /host proxy\.internal:8080, which PUBLIC_BASE_URL \(https:\/\/contact\.test/);
 });

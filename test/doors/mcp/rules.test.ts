@@ -144,7 +144,8 @@ test('every refusal is a tool result with the status REST would answer, worded f
 
 test("one set of rules on both doors: each reads the other's conversations; shared keys and poll clock", async (t) => {
   const clock = fakeClock();
-  const service = await startTestService(t, { now: clock.now, env: { NOTIFY_COMMAND: '/nonexistent/notifier' } });
+  const failing = `${process.execPath} -e process.exit(3)`; // a notifier that fails fails no write
+  const service = await startTestService(t, { now: clock.now, env: { NOTIFY_COMMAND: failing } });
   const viaMcp = (await tool(service, 'open_conversation', { message: 'opened through MCP' })).ok as {
     id: string;
     access_token: string;
