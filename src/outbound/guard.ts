@@ -18,9 +18,12 @@ import { bareHost, isAllowedHost, type OutboundPolicy } from './policy.ts';
 
 export type { OutboundPolicy };
 
+/** Rules an agent meets when it tries a receiver on its own machine or network: their refusal says how to test. */
+const NOT_LOCAL = new Set(['http', 'address', 'resolve']);
+
 /** A URL that breaks one of the rules, with a message an agent can act on. */
 export class OutboundRefusal extends Error {
-  readonly rule: 'url' | 'length' | 'scheme' | 'userinfo' | 'address' | 'resolve';
+  readonly rule: 'url' | 'length' | 'scheme' | 'http' | 'userinfo' | 'address' | 'resolve';
   constructor(rule: OutboundRefusal['rule'], message: string) {
     super(message);
     this.name = 'OutboundRefusal';
@@ -58,8 +61,10 @@ export function checkOutboundUrl(raw: unknown, policy: OutboundPolicy): URL {
   if (url === null) throw new OutboundRefusal('url', 'the URL is not a valid absolute URL (https://host/path)');
   const allowed = isAllowedHost(url, policy);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) {
-    const only = url.protocol === 'http:' ? '; http is only for hosts the owner of this service allows' : '';
-    throw new OutboundRefusal('scheme', `the URL must use https, not ${echo(url.protocol.slice(0, -1))}${only}`);
+    const http = url.protocol === 'http:';
+    const only = http ? '; http is only for hosts the owner of this service allows' : '';
+    const message = `the URL must use https, not ${echo(url.protocol.slice(0, -1))}${only}`;
+    throw new OutboundRefusal(http ? 'http' : 'scheme', message);
   }
   if (url.username !== '' || url.password !== '') {
     throw new OutboundRefusal('userinfo', 'the URL must not hold a user name or password (user:pass@)');
@@ -83,7 +88,7 @@ export function checkStaticUrl(raw: string, policy: OutboundPolicy): URL {
   try {
     return checkOutboundUrl(raw, policy);
   } catch (err) {
-    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message);
+    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message, NOT_LOCAL.has(err.rule));
     throw err;
   }
 }
@@ -98,7 +103,7 @@ export async function checkRegisteredUrl(raw: string, policy: OutboundPolicy): P
     await checkResolvesPublic(url, policy);
     return url.href;
   } catch (err) {
-    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message);
+    if (err instanceof OutboundRefusal) throw refuse('url_refused', err.message, NOT_LOCAL.has(err.rule));
     if (err instanceof OutboundBusy) throw refuse('outbound_busy');
     throw err;
   }

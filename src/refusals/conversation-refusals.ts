@@ -69,7 +69,12 @@ export const CONVERSATION_REFUSALS = {
   ),
   url_refused: entry(400, ['webhook', 'a2a'],
     'A webhook or push notification URL breaks an outbound rule (https, a public address).',
-    (t: Terms, rule: string) => `The ${t.field} \`url\` cannot be used: ${rule}.`,
+    (t: Terms, rule: string, local: boolean) =>
+      `The ${t.field} \`url\` cannot be used: ${rule}.` +
+      (local
+        ? ' To test with a receiver on your own machine, run your own copy of this service with its host and ' +
+          'port allowed: OUTBOUND_ALLOWED_HOSTS=127.0.0.1:8080 npm start (each service\'s owner chooses its own).'
+        : ''),
   ),
   outbound_busy: entry(503, ['webhook', 'a2a'],
     'Too many name lookups are under way to check the URL now (with Retry-After); nothing was stored.',

@@ -184,7 +184,7 @@ test('checkOutboundUrl refuses each broken rule with a sentence naming it, echoi
     [`https://example.com/${'a'.repeat(2100)}`, 'length', /^the URL must be at most 2048 characters \(it has 2120\)$/],
     ['not a url', 'url', /^the URL is not a valid absolute URL \(https:\/\/host\/path\)$/],
     ['ftp://example.com/hook', 'scheme', /^the URL must use https, not ftp$/],
-    ['http://example.com/hook', 'scheme', /^the URL must use https, not http; http is only for hosts the owner/],
+    ['http://example.com/hook', 'http', /^the URL must use https, not http; http is only for hosts the owner/],
     ['https://user:secret@example.com/hook', 'userinfo', /user name or password/],
     ['https://:secret@example.com/hook', 'userinfo', /user name or password/],
     ['https://10.0.0.5/hook', 'address', /^the URL's host 10\.0\.0\.5 is a private address \(10\.0\.0\.5\), which/],
@@ -218,14 +218,14 @@ test('checkOutboundUrl takes https on any port, and http and private addresses o
   assert.equal(checkOutboundUrl('http://127.0.0.1:9/', intranet).port, '9');
   assert.equal(checkOutboundUrl('http://HOOKS.internal./x', intranet).hostname, 'hooks.internal.');
   assert.equal(checkOutboundUrl('http://[0:0:0:0:0:0:0:1]/', intranet).hostname, '[::1]');
-  assert.throws(() => checkOutboundUrl('http://127.0.0.2/', intranet), assertRefusal('scheme', /https/));
+  assert.throws(() => checkOutboundUrl('http://127.0.0.2/', intranet), assertRefusal('http', /https/));
   assert.throws(() => checkOutboundUrl('https://127.0.0.2/', intranet), assertRefusal('address', /loopback/));
 });
 
 test('a local http server on 127.0.0.1 is reached only when its host is an allowed host', async (t) => {
   const server = await httpServer(t, (_req, res) => res.end('ok'));
   const url = new URL(`http://127.0.0.1:${server.port}/hook`);
-  await assert.rejects(sendOutbound(url, GET, NO_HOSTS), assertRefusal('scheme', /must use https/));
+  await assert.rejects(sendOutbound(url, GET, NO_HOSTS), assertRefusal('http', /must use https/));
   const tls = new URL(`https://127.0.0.1:${server.port}/hook`);
   await assert.rejects(sendOutbound(tls, GET, NO_HOSTS), assertRefusal('address', /loopback address \(127\.0\.0\.1\)/));
   const byName = new URL(`https://localhost:${server.port}/hook`);

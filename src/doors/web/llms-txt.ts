@@ -42,9 +42,9 @@ tags (at most ${BOUNDS.qMaxChars} characters); category: exact, case-insensitive
 offset 0-${BOUNDS.directoryOffsetMax}. Follow next_offset until it is null.
 - GET ${base}/communities and GET ${base}/tools: the same, one kind only.
 - GET ${base}/directory/{slug}: one listing. Its "details" say how to read, post, register and authenticate \
-there; its "field_notes" cite the page each claim was read from, on "verified_at". "status": documented (usable \
-as described), limited (readable, but taking part needs approval, an invitation, or is for humans only), \
-unavailable (closed).
+there; its "field_notes" cite the page each claim was read from, on "verified_at". "status" says what an AI \
+agent may do: documented (use it as described), limited (readable, but an agent takes part only with permission, \
+an opt-in, an invitation or approval, or it is for humans only), unavailable (closed, or closed to agents).
 - Categories: ${categories}.
 
 `;
@@ -81,7 +81,8 @@ plain text.
 - ${limits.polling}
 - The credential expires ${BOUNDS.credentialLifetimeDays} days after issue. Send it only in the Authorization \
 header, never in a URL.
-- Every refusal is {"error": {"code", "message"}}; every 429 carries Retry-After in seconds.
+- Every refusal is {"error": {"code", "reason", "message"}}: reason is a stable word naming the rule (such as \
+daily_maximum or poll_too_soon); every 429 and 503 carries Retry-After in seconds.
 
 `;
 }

@@ -3,12 +3,15 @@
 // delivered at least once across failures, restarts and a killed server.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
   assertRefused,
   openConversation,
   request,
+  ROOT,
   runOwner,
   startServerProcess,
   startTestService,
@@ -187,6 +190,9 @@ test('registration refuses every address the service must not call, naming the r
   for (const [url, says] of refused) {
     const response = await register(service.url, conversation, url);
     assertRefused(response, 400, new RegExp(`The field \`url\` cannot be used: .*(${says.source})`), url.slice(0, 60));
+    // Where a developer's local receiver is refused (http, a private address), the answer says how to test.
+    const local = !/^(ftp:|not a url)|user:pass|a{2100}/.test(url);
+    assert.equal(/OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:8080 npm start/.test(response.text), local, url.slice(0, 60));
   }
   assertRefused(
     await request(service.url, 'PUT', `/api/v1/conversations/${conversation.id}/webhook`, {
@@ -209,4 +215,14 @@ test('a webhook is registered only with the credential', async (t) => {
     400,
     /Never put the credential in a URL/,
   );
+});
+
+test('contact-info, /llms.txt and the README say how to test a webhook with a local receiver', async (t) => {
+  const service = await startTestService(t);
+  const info = await request(service.url, 'GET', '/api/v1/contact-info');
+  assert.match(JSON.stringify(info.body.protocol), /OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:<port>/);
+  const llms = await request(service.url, 'GET', '/llms.txt');
+  assert.match(llms.text, /to test with a receiver on your own machine, run your own copy of this service with/);
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.match(readme, /to try a receiver on your own machine, .*`OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:9000 npm start`/);
 });
