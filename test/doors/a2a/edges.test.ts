@@ -39,7 +39,13 @@ test('a push config id names a config within its task: two tasks may use the sam
     const created = await rpc(
       service,
       'CreateTaskPushNotificationConfig',
-      { taskId: task.id, id: 'cfg-1', url: `${receiver}/${task.id}` },
+      {
+        taskId: task.id,
+        id: 'cfg-1',
+        url: `${receiver}/${task.id}`,
+        token: 'secret-token',
+        authentication: { scheme: 'Bearer', credentials: 'secret-credentials' },
+      },
       bearer(task.token),
     );
     assert.equal(created.status, 200, JSON.stringify(created.body));
@@ -47,7 +53,10 @@ test('a push config id names a config within its task: two tasks may use the sam
   }
   const get = (task: { id: string; token: string }) =>
     rpc(service, 'GetTaskPushNotificationConfig', { taskId: task.id, id: 'cfg-1' }, bearer(task.token));
-  assert.equal((await get(b)).body.result.url, `${receiver}/${b.id}`);
+  const readBack = (await get(b)).body.result;
+  assert.equal(readBack.url, `${receiver}/${b.id}`);
+  assert.ok(!('token' in readBack), 'no token member at all: never shown again, not shown empty');
+  assert.deepEqual(readBack.authentication, { scheme: 'Bearer' }, 'the scheme only');
   await rpc(service, 'DeleteTaskPushNotificationConfig', { taskId: a.id, id: 'cfg-1' }, bearer(a.token));
   assert.deepEqual(await configIds(service, a.id, a.token), []);
   assert.deepEqual(await configIds(service, b.id, b.token), ['cfg-1'], "the other task's config stays");
