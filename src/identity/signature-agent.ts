@@ -36,9 +36,11 @@ export function readSignatureAgent(
   }
   const member = parseDictionary(field, 'Signature-Agent').get(label);
   if (member === undefined) {
-    throw new Error(`Signature-Agent has no member ${label}, the label of the web-bot-auth signature`);
+    throw new Error(`Signature-Agent has no member ${excerpt(label)}, the label of the web-bot-auth signature`);
   }
-  if (member.kind !== 'item') throw new Error(`the Signature-Agent member ${label} must be a string holding a URL`);
+  if (member.kind !== 'item') {
+    throw new Error(`the Signature-Agent member ${excerpt(label)} must be a string holding a URL`);
+  }
   const url = agentUrl(stringValue(member), isAllowedHttpHost);
   const component = { name: 'signature-agent', key: label };
   return { ...locate(url, discoveryType(member, label)), component, legacy: false };
@@ -60,7 +62,7 @@ function discoveryType(member: Item, label: string): 'origin-or-url' | 'origin' 
   if (type.type === 'token' && type.value === 'jwks_uri') return 'url';
   const shown = type.type === 'token' || type.type === 'string' ? excerpt(type.value) : type.type;
   throw new Error(
-    `the Signature-Agent member ${label} has type ${shown}, which this service does not resolve; ` +
+    `the Signature-Agent member ${excerpt(label)} has type ${shown}, which this service does not resolve; ` +
       'send a key directory (type=directory) or a JWK Set URL (type=jwks_uri)',
   );
 }

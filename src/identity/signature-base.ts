@@ -76,12 +76,13 @@ function fieldComponent(name: string, params: InnerList['params']): Component {
   if (!FIELD_NAME.test(name)) {
     throw new Error(`the covered component ${excerpt(JSON.stringify(name))} must be a lower-case header field name`);
   }
+  const shown = `"${excerpt(name)}"`;
   let key: string | undefined;
   for (const [param, value] of params) {
     if (param === 'key' && value.type === 'string') key = value.value;
-    else if (param === 'key') throw new Error(`the key parameter of "${name}" must be a string, such as key="sig1"`);
-    else if (param === 'req') throw new Error(`the req parameter of "${name}" is for signed responses, not requests`);
-    else throw new Error(`the parameter ${excerpt(param)} of "${name}" is not supported here (only key is)`);
+    else if (param === 'key') throw new Error(`the key parameter of ${shown} must be a string, such as key="sig1"`);
+    else if (param === 'req') throw new Error(`the req parameter of ${shown} is for signed responses, not requests`);
+    else throw new Error(`the parameter ${excerpt(param)} of ${shown} is not supported here (only key is)`);
   }
   return key === undefined ? { name } : { name, key };
 }
@@ -103,13 +104,14 @@ export function combinedField(headers: RequestHeaders, name: string): string | u
 
 /** The value of a covered header field (§2.1, §2.1.2); throws an Error when the request cannot give it. */
 export function fieldValue(component: Component, headers: RequestHeaders): string {
+  const name = excerpt(component.name);
   const combined = combinedField(headers, component.name);
-  if (combined === undefined) throw new Error(`the covered header ${component.name} is missing from the request`);
-  if (!FIELD_CONTENT.test(combined)) throw new Error(`the covered header ${component.name} is not plain ASCII`);
+  if (combined === undefined) throw new Error(`the covered header ${name} is missing from the request`);
+  if (!FIELD_CONTENT.test(combined)) throw new Error(`the covered header ${name} is not plain ASCII`);
   if (component.key === undefined) return combined;
-  const member = parseDictionary(combined, `the ${component.name} header`).get(component.key);
+  const member = parseDictionary(combined, `the ${name} header`).get(component.key);
   if (member === undefined) {
-    throw new Error(`the ${component.name} header has no member ${excerpt(component.key)}, which the signature covers`);
+    throw new Error(`the ${name} header has no member ${excerpt(component.key)}, which the signature covers`);
   }
   return serializeMember(member);
 }
@@ -149,7 +151,7 @@ export function signatureBase(
     const value = component.name.startsWith('@')
       ? derivedValue(component.name, request)
       : fieldValue(component, request.headers);
-    if (!FIELD_CONTENT.test(value)) throw new Error(`the value of ${component.name} is not plain ASCII`);
+    if (!FIELD_CONTENT.test(value)) throw new Error(`the value of ${excerpt(component.name)} is not plain ASCII`);
     return `${componentIdentifier(component)}: ${value}`;
   });
   lines.push(`"@signature-params": ${signatureParams}`);

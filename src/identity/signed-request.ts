@@ -1,4 +1,4 @@
-// Web Bot Auth on a request, in two steps around the key lookup (docs: /work/shared/identity.md).
+// Web Bot Auth on a request, as identity.md decides, in two steps around the key lookup.
 // readSignature reads the headers alone: unsigned, malformed (400), or a signature with the agent
 // whose key directory to ask. judgeSignature then checks time, algorithm, key and the Ed25519
 // signature over the RFC 9421 base rebuilt from this service's own authority: invalid (401) or
@@ -98,27 +98,33 @@ function readChosen(
   list: InnerList,
   isAllowedHttpHost: (host: string) => boolean,
 ): SignedRequest {
+  const shown = excerpt(label); // a label is any dictionary key: it is repeated cut short
   const covered = parseCoveredComponents(list);
-  const params = readParams(list, label);
+  const params = readParams(list, shown);
   const signature = readSignatureBytes(headers, label, params.alg);
   const agent = readSignatureAgent(headers, label, isAllowedHttpHost);
   const names = covered.map((component) => component.name);
   if (!names.includes('@authority') && !names.includes('@target-uri')) {
-    throw new Error(`the signature ${label} must cover "@authority" (or "@target-uri")`);
+    throw new Error(`the signature ${shown} must cover "@authority" (or "@target-uri")`);
   }
-  const coversAgent = covered.some((c) => c.name === 'signature-agent' && (c.key === undefined || c.key === label));
-  if (!coversAgent || (agent.legacy && covered.some((c) => c.name === 'signature-agent' && c.key !== undefined))) {
-    const needed = componentIdentifier(agent.component);
-    throw new Error(`the signature ${label} must cover ${needed}${agent.legacy ? ' (the legacy string form)' : ''}`);
+  // A dictionary member is covered by its key, or with the whole field (as web-bot-auth 0.1.3 signs by default).
+  const agentCovered = covered.some(
+    (c) => c.name === 'signature-agent' && (c.key === undefined || (!agent.legacy && c.key === label)),
+  );
+  if (!agentCovered) {
+    const needed = excerpt(componentIdentifier(agent.component)) + (agent.legacy ? ' (the legacy string form)' : '');
+    throw new Error(`the signature ${shown} must cover ${needed}`);
   }
   for (const component of covered) if (!component.name.startsWith('@')) fieldValue(component, headers);
-  return { kind: 'signed', label, covered, params, signatureParams: serializeInnerList(list), signature, ...agent };
+  const { agentUrl, identity, directoryUrl } = agent;
+  const signatureParams = serializeInnerList(list);
+  return { kind: 'signed', label, covered, params, signatureParams, signature, agentUrl, identity, directoryUrl };
 }
 
-function readParams(list: InnerList, label: string): SignatureParams {
+function readParams(list: InnerList, shown: string): SignatureParams {
   const integer = (name: string): number => {
     const value = list.params.get(name);
-    if (value === undefined) throw new Error(`the signature ${label} must carry ${name}= (UNIX seconds)`);
+    if (value === undefined) throw new Error(`the signature ${shown} must carry ${name}= (UNIX seconds)`);
     if (value.type !== 'integer' || value.value < 0 || value.value > MAX_UNIX_SECONDS) {
       throw new Error(`${name} must be a whole number of UNIX seconds`);
     }
@@ -137,7 +143,7 @@ function readParams(list: InnerList, label: string): SignatureParams {
     throw new Error(`expires must be at most ${MAX_VALIDITY_SECONDS} s after created (it is ${expires - created} s)`);
   }
   const keyid = text('keyid');
-  if (keyid === undefined) throw new Error(`the signature ${label} must carry keyid= (the key's JWK thumbprint)`);
+  if (keyid === undefined) throw new Error(`the signature ${shown} must carry keyid= (its key's JWK thumbprint)`);
   if (!THUMBPRINT.test(keyid)) {
     throw new Error(`keyid ${excerpt(keyid)} is not an RFC 7638 JWK SHA-256 thumbprint (43 base64url characters)`);
   }
@@ -154,17 +160,18 @@ function readParams(list: InnerList, label: string): SignatureParams {
 }
 
 function readSignatureBytes(headers: RequestHeaders, label: string, alg: string | undefined): Buffer {
+  const shown = excerpt(label);
   const field = combinedField(headers, 'signature');
-  if (field === undefined) throw new Error(`the Signature header is missing (Signature-Input names ${label})`);
+  if (field === undefined) throw new Error(`the Signature header is missing (Signature-Input names ${shown})`);
   const member = parseDictionary(field, 'Signature').get(label);
-  if (member === undefined) throw new Error(`the Signature header has no member ${label}`);
+  if (member === undefined) throw new Error(`the Signature header has no member ${shown}`);
   if (member.kind !== 'item' || member.value.type !== 'bytes') {
-    throw new Error(`the Signature member ${label} must be a byte sequence (:base64:)`);
+    throw new Error(`the Signature member ${shown} must be a byte sequence (:base64:)`);
   }
   // Another alg's signature has another length; judgeBeforeKey refuses it by its alg (401, not 400).
   const ed25519 = alg === undefined || alg === 'ed25519';
   if (ed25519 && member.value.value.length !== ED25519_SIGNATURE_BYTES) {
-    throw new Error(`the Signature member ${label} must hold ${ED25519_SIGNATURE_BYTES} bytes (an Ed25519 signature)`);
+    throw new Error(`the Signature member ${shown} must hold ${ED25519_SIGNATURE_BYTES} bytes (Ed25519)`);
   }
   return member.value.value;
 }
