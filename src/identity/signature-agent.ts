@@ -17,7 +17,7 @@ export interface SignatureAgent {
   readonly legacy: boolean;
 }
 
-export const DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
+const DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
 const MAX_URL_LENGTH = 2048; // the usual practical limit of browsers and servers, as for every URL an agent sends
 
 /** The Signature-Agent member of `label`; throws an Error naming what is wrong. */

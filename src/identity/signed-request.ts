@@ -64,7 +64,8 @@ export type Judgement = { readonly kind: 'verified'; readonly identity: string }
 
 /**
  * The first web-bot-auth signature of the request (Signature-Input order), read and checked as far
- * as the headers allow; `isAllowedHttpHost` says which agent hosts may use http (tests, intranets).
+ * as the headers allow; `isAllowedHttpHost` says which agent hosts may use http (tests, intranets): it
+ * is given the URL's hostname, an IPv6 address in brackets.
  */
 export function readSignature(
   headers: RequestHeaders,
