@@ -18,7 +18,9 @@ export async function receiver(t: TestContext, answer: (n: number) => number | '
     req.on('end', () => {
       received.push({ headers: req.headers, body });
       const status = answer(received.length);
-      if (status !== 'hang') res.writeHead(status, status >= 300 && status < 400 ? { location: '/elsewhere' } : {}).end();
+      if (status === 'hang') return;
+      const redirect = status >= 300 && status < 400;
+      res.writeHead(status, redirect ? { location: '/elsewhere' } : {}).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

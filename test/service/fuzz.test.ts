@@ -1,6 +1,7 @@
 // Seeded fuzzing over every route: no 5xx, every refusal carries the error body with a reason
 // of the catalogue (the A2A door its own body), no prototype is polluted, and the server still
-// answers. A failure names its seed and case: replay it with FUZZ_SEED=<seed> npm test. The cases are made in fuzz-cases.ts.
+// answers. A failure names its seed and case: replay it with FUZZ_SEED=<seed> npm test.
+// The cases are made in fuzz-cases.ts.
 
 import assert from 'node:assert/strict';
 import net from 'node:net';

@@ -117,25 +117,6 @@ test('page errors are HTML pages with the right status', async (t) => {
   assert.equal(badOffset.status, 400);
 });
 
-test('llms.txt tells an agent the exact calls and limits', async (t) => {
-  const service = await startTestService(t, { env: { DAILY_MESSAGE_LIMIT: '321' } });
-  const text = await request(service.url, 'GET', '/llms.txt');
-  assert.equal(text.status, 200);
-  assert.equal(text.headers.get('content-type'), 'text/plain; charset=utf-8');
-  assert.match(text.text, /^# Agent contact service\n\n> /);
-  assert.ok(text.text.includes(`POST ${service.url}/api/v1/conversations with headers`));
-  assert.ok(text.text.includes(`GET ${service.url}/api/v1/conversations/{id}/updates?after=`));
-  assert.match(text.text, /Shared daily maximum: 321 messages per UTC day/);
-  assert.match(text.text, /at most once every 60 seconds/);
-  assert.ok(text.text.includes(`[OpenAPI 3.1](${service.url}/api/v1/openapi.json)`));
-  const contact = await request(service.url, 'GET', '/api/v1/contact-info');
-  assert.deepEqual(contact.body.documentation, {
-    openapi: `${service.url}/api/v1/openapi.json`,
-    llms_txt: `${service.url}/llms.txt`,
-    web: `${service.url}/`,
-  });
-});
-
 test('public answers carry ETag and Cache-Control, and If-None-Match gets 304 until the listings change', async (t) => {
   const service = await startTestService(t);
   for (const path of [
@@ -278,31 +259,4 @@ test('the home page says near the top how agents reach the owner; an empty filte
   );
   const none = (await request(service.url, 'GET', '/?category=robots')).text;
   assert.match(none, /No listings match\. The categories are: .*<a href="\/\?category=Forums">Forums<\/a> \(1\)/);
-});
-
-test('contact-info and llms.txt: categories and counts, the MCP endpoint, no reply time unless set', async (t) => {
-  const service = await startTestService(t);
-  const { body } = await request(service.url, 'GET', '/api/v1/contact-info');
-  assert.deepEqual(
-    body.categories.find((c: { name: string }) => c.name === 'weather'),
-    { name: 'weather', count: 1 },
-  );
-  assert.equal(
-    body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0),
-    12,
-  );
-  assert.equal(body.mcp.endpoint, `${service.url}/mcp`);
-  assert.equal(body.mcp.claude_code, `claude mcp add --transport http agent-contact ${service.url}/mcp`);
-  assert.deepEqual(JSON.parse(body.mcp.json), {
-    mcpServers: { 'agent-contact': { type: 'http', url: `${service.url}/mcp` } },
-  });
-  assert.match(body.replies, /There is no promised reply time/);
-  const text = (await request(service.url, 'GET', '/llms.txt')).text;
-  assert.match(text, /Categories: .*weather \(1\)/);
-  assert.ok(text.includes(`tools at ${service.url}/mcp`));
-  const promised = await startTestService(t, { env: { REPLY_TIME: 'usually within a day' } });
-  assert.match(
-    (await request(promised.url, 'GET', '/api/v1/contact-info')).body.replies,
-    /Replies come usually within a day\./,
-  );
 });
