@@ -1,12 +1,14 @@
 #!/bin/sh
 # NOTIFY_COMMAND example: append each new client message to a file the owner can tail.
-# The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ and AGENT_NAME in the
-# environment and the message on stdin. The server has already made both safe to print, with the
-# function its owner's script prints agents' text with: every control, format, bidi and invisible
-# character (tag characters too) is shown as an escape such as \x1b or \u202e, and every line of
-# the message starts with "    | ", so nothing an agent writes can drive `tail -f` or pass for a
-# line of this file's own. AGENT_NAME is self-declared and unverified. One notification runs at a
-# time, so the entries below never interleave. The file is private to the service's user (0600).
+# The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ, AGENT_NAME (self-declared),
+# VERIFIED_AGENT (the identity a Web Bot Auth signature proved, or empty) and SENDER (both together,
+# as `inbox` says them: "scout (verified: agent.example)" or "scout (unverified)") in the environment,
+# and the message on stdin. The server has already made all of it safe to print, with the function
+# its owner's script prints agents' text with: every control, format, bidi and invisible character
+# (tag characters too) is shown as an escape such as \x1b or \u202e, and every line of the message
+# starts with "    | ", so nothing an agent writes can drive `tail -f` or pass for a line of this
+# file's own. One notification runs at a time, so the entries below never interleave. The file is
+# private to the service's user (0600).
 #
 #   NOTIFY_COMMAND=/path/to/docs/notify-example.sh NOTIFY_FILE=$HOME/agent-messages.txt npm start
 #
@@ -17,8 +19,8 @@ umask 077
 file=${NOTIFY_FILE:-$HOME/agent-messages.txt}
 touch "$file" && chmod 600 "$file"
 {
-  printf '%s  conversation %s  #%s  from %s (unverified)\n' \
-    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CONVERSATION_ID" "$MESSAGE_SEQ" "${AGENT_NAME:-(no name)}"
+  printf '%s  conversation %s  #%s  from %s\n' \
+    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CONVERSATION_ID" "$MESSAGE_SEQ" "$SENDER"
   cat
   printf '\n'
 } >> "$file"

@@ -6,9 +6,12 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './base/config.ts';
 import { ListingsError } from './directory/listings.ts';
+import { agentsCommands } from './owner/agents.ts';
 import { conversationCommands } from './owner/conversations.ts';
 import { maintenanceCommands } from './owner/maintenance.ts';
 import { restoreCommands } from './owner/restore.ts';
+import { showCommands } from './owner/show.ts';
+import { statsCommands } from './owner/stats.ts';
 import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/shared.ts';
 import { Refusal } from './refusals/refusal.ts';
 import { Store } from './store/store.ts';
@@ -16,7 +19,10 @@ import { shown } from './base/terminal.ts';
 
 const COMMANDS: Record<string, Command | FileCommand> = {
   ...conversationCommands,
+  ...showCommands,
+  ...agentsCommands,
   ...maintenanceCommands,
+  ...statsCommands,
   ...restoreCommands,
 };
 

@@ -21,6 +21,8 @@ export const UNLIMITED_QUOTAS: Quotas = {
   dailyMaximum: 0,
   conversationShare: 0,
   addressShare: 0,
+  agentShare: 0,
+  unverifiedPool: 0,
   ownerReserve: 0,
   openingsPerHour: 0,
 };

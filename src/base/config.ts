@@ -38,6 +38,13 @@ export function loadConfig(env: Env = process.env) {
     // (a shared host or NAT) each holding a lively conversation, while a flood from one address
     // leaves 350 of the 450 client messages of a default day to everyone else.
     dailyAddressShare: readInteger(env, 'DAILY_ADDRESS_SHARE', 100, 0, 1e9),
+    // A verified agent's share (Web Bot Auth): an operator often acts for many people from many
+    // addresses, so by default as much as the whole unverified pool (null: that default, half of
+    // what clients may store); the owner who finds one too busy blocks it by name.
+    dailyAgentShare: readOptionalInteger(env, 'DAILY_AGENT_SHARE', 0, 1e9),
+    // All unverified client messages together: a flood of unsigned senders from many addresses
+    // takes this much of the day and no more (null: half of what clients may store a day).
+    dailyUnverifiedShare: readOptionalInteger(env, 'DAILY_UNVERIFIED_SHARE', 0, 1e9),
     // Kept for the owner's replies: clients can never fill the day to the point where the owner
     // must force a reply. At most a tenth of the maximum is ever kept (none under 10).
     dailyOwnerReserve: readInteger(env, 'DAILY_OWNER_RESERVE', 50, 0, 1e9),
@@ -74,6 +81,11 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return Number(value);
+}
+
+/** A whole number, or null when unset (the default is then worked out from other settings). */
+function readOptionalInteger(env: Env, name: string, min: number, max: number): number | null {
+  return env[name] ? readInteger(env, name, 0, min, max) : null;
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {

@@ -42,3 +42,13 @@ export function shownBody(text: string): string {
     .map((line) => `${BODY_PREFIX}${shown(line)}`)
     .join('\n');
 }
+
+/**
+ * Who wrote, as the owner reads it: the self-declared name (or that none was given), and the
+ * identity a Web Bot Auth signature proved, `verified: agent.example`, or `(unverified)`.
+ */
+export function senderLabel(agentName: string | null, verifiedAgent: string | null): string {
+  const name = agentName ? shownShort(agentName, 40) : '(no name given)';
+  if (verifiedAgent !== null) return `${name} (verified: ${shownShort(verifiedAgent.replace(/^https?:\/\//, ''), 80)})`;
+  return agentName ? `${name} (unverified)` : name;
+}

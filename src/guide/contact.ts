@@ -60,7 +60,13 @@ function protocolSteps(config: RunningConfig): string[] {
       'The URL must use https and resolve to public addresses only; to test with a receiver on your own machine, ' +
       'run your own copy of this service with OUTBOUND_ALLOWED_HOSTS=127.0.0.1:<port>.',
     `5. Read: GET ${base}/conversations/{id}/messages?after=<last seq you read> returns {items, has_more, ` +
-      'next_after}; each message is {seq, author: client|owner, message, created_at}. Then continue with step 3.',
+      'next_after}; each message is {seq, author: client|owner, message, created_at}, and a client message ' +
+      'verified_agent. Then continue with step 3.',
+    '6. Optional: sign your requests with Web Bot Auth (HTTP Message Signatures, RFC 9421: Ed25519, ' +
+      'tag="web-bot-auth", covering "@authority" and "signature-agent", keys published as a JWK Set at ' +
+      '<your origin>/.well-known/http-message-signatures-directory). The owner then sees who you are, your ' +
+      'conversation and messages carry verified_agent, and your messages count against a share of your own rather ' +
+      "than your address's. The access_token stays your authorization; unsigned requests work as before.",
   ];
 }
 
@@ -78,6 +84,8 @@ function limitNumbers(app: App) {
     daily_message_maximum: quotas.dailyMaximum,
     daily_conversation_share: quotas.conversationShare,
     daily_address_share: quotas.addressShare,
+    daily_agent_share: quotas.agentShare,
+    daily_unverified_share: quotas.unverifiedPool,
     daily_owner_reserve: quotas.ownerReserve,
     poll_after_seconds: config.pollIntervalSeconds,
     updates_wait_max_seconds: maxWaitSeconds(config.pollIntervalSeconds),

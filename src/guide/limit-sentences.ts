@@ -9,11 +9,13 @@ const or = (value: number, text: string) => (value === 0 ? 'unlimited' : text);
 
 /** Each limit as one sentence. */
 export function limitSentences(config: RunningConfig, quotas: Quotas) {
-  const { dailyMaximum, conversationShare, addressShare, ownerReserve } = quotas;
+  const { dailyMaximum, conversationShare, addressShare, agentShare, unverifiedPool, ownerReserve } = quotas;
   const requests = config.requestLimitPerMinute;
   const shares = [
     conversationShare > 0 ? `one conversation may store at most ${conversationShare} messages` : '',
-    addressShare > 0 ? `one address at most ${addressShare} (openings and follow-ups together)` : '',
+    agentShare > 0 ? `one verified agent (its requests signed with Web Bot Auth) at most ${agentShare}` : '',
+    addressShare > 0 ? `one address, unsigned, at most ${addressShare} (openings and follow-ups together)` : '',
+    unverifiedPool > 0 ? `all unsigned senders together at most ${unverifiedPool}` : '',
     ownerReserve > 0 ? `the last ${ownerReserve} are kept for the owner's replies` : '',
   ].filter((part) => part !== '');
   return {

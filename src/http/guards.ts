@@ -3,9 +3,10 @@
 // the limits on writes are decided inside the rules (quotas.ts), where the write is.
 
 import { authenticate } from '../rules/access.ts';
-import type { RequestContext } from './request-handler.ts';
+import type { Reply, RequestContext } from './request-handler.ts';
 import { checkOrigin, type Door } from './origins.ts';
-import { refuse } from '../refusals/refusal.ts';
+import { refuse, Refusal } from '../refusals/refusal.ts';
+import { verifyAgent } from '../runtime/verified-agents.ts';
 import type { Conversation } from '../store/store.ts';
 import { parseQuery, type Query } from '../rules/validate.ts';
 
@@ -71,14 +72,45 @@ export function bearerCredential(rawHeaders: readonly string[]): string | undefi
 }
 
 /**
- * A protocol door's guards (/mcp, /a2a), in the order both pass them: a foreign Origin or Host
- * (403, DNS rebinding), then the query as `query` judges it.
+ * The agent a Web Bot Auth signature proves, as the request's client (runtime/verified-agents.ts);
+ * an unsigned request goes on at once, as before. A bad signature is refused here, before
+ * anything else of the request is judged: 400, 401, or 503 when its key directory cannot be
+ * fetched. A door that answers refusals inside its own protocol (the MCP door, as tool errors)
+ * asks for them with `handOn`: the handler then gets the refusal as `signatureRefusal`.
  */
-export function protocolDoor<C extends RequestContext, R>(
+export function signed<C extends RequestContext>(
+  handler: (ctx: C) => Reply | Promise<Reply>,
+  handOn = false,
+): (ctx: C) => Reply | Promise<Reply> {
+  const refused = (ctx: C, err: unknown) => {
+    if (!handOn || !(err instanceof Refusal)) throw err;
+    return handler({ ...ctx, signatureRefusal: err });
+  };
+  return (ctx) => {
+    let verdict: Promise<string> | null;
+    try {
+      verdict = verifyAgent(ctx.app, ctx.req);
+    } catch (err) {
+      return refused(ctx, err);
+    }
+    if (verdict === null) return handler(ctx); // unsigned: nothing awaited, nothing fetched
+    return verdict.then(
+      (agent) => handler({ ...ctx, client: { ...ctx.client, agent } }),
+      (err: unknown) => refused(ctx, err),
+    );
+  };
+}
+
+/**
+ * A protocol door's guards (/mcp, /a2a), in the order both pass them: a foreign Origin or Host
+ * (403, DNS rebinding), then a Web Bot Auth signature, then the query as `query` judges it.
+ */
+export function protocolDoor<C extends RequestContext>(
   door: Door,
-  handler: (ctx: C & { query: Query }) => R,
-): (ctx: C) => R {
-  return trustedOrigin(door, query(handler));
+  handler: (ctx: C & { query: Query }) => Reply | Promise<Reply>,
+  handOnSignatureRefusals = false,
+): (ctx: C) => Reply | Promise<Reply> {
+  return trustedOrigin(door, signed(query(handler), handOnSignatureRefusals));
 }
 
 /** A protocol door's guard against DNS rebinding: a foreign Origin or Host gets 403. */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../runtime/app.ts';
+import type { Client } from '../runtime/client-writes.ts';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
 import { corsForAllowedOrigin, createHostNotice, doorPreflightHeaders, type Door } from './origins.ts';
 import type { Headers } from '../refusals/entry.ts';
@@ -22,6 +23,10 @@ export interface RequestContext {
   readonly rawQuery: string;
   readonly params: Readonly<Record<string, string>>;
   readonly clientAddress: string;
+  /** Who writes: the address, and the agent a Web Bot Auth signature proved (the signed guard sets it). */
+  readonly client: Client;
+  /** A signature's refusal, handed on to a door that answers it in its own protocol (guards.ts signed). */
+  readonly signatureRefusal?: Refusal;
   readonly requestId: string;
   /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
   readJson(maxBytes: number, options?: BodyOptions): Promise<unknown>;
@@ -162,6 +167,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     rawQuery: ex.rawQuery,
     params: decodeParams(match.rawParams),
     clientAddress: ex.clientAddress,
+    client: { address: ex.clientAddress, agent: null },
     requestId: ex.requestId,
     readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
     note: (fields) => Object.assign(ex.notes, fields),

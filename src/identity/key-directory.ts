@@ -18,6 +18,9 @@ export interface DirectoryAnswer {
 }
 export type FetchDirectory = (url: URL) => Promise<DirectoryAnswer>;
 
+/** Thrown by a fetch that could not even start (the outbound guard's lookups are all busy): not remembered. */
+export class DirectoryBusy extends Error {}
+
 export type KeyLookup =
   | { readonly kind: 'key'; readonly key: KeyObject }
   | { readonly kind: 'unknown-key' }
@@ -85,7 +88,12 @@ export class KeyDirectories {
     }
     const fetching = this.#refresh(directoryUrl, known, now).finally(() => this.#inFlight.delete(directoryUrl));
     this.#inFlight.set(directoryUrl, fetching);
-    return answer(await fetching, keyid, now);
+    try {
+      return answer(await fetching, keyid, now);
+    } catch (err) {
+      if (err instanceof DirectoryBusy) return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+      throw err;
+    }
   }
 
   /** Fetches a directory and keeps the outcome: its keys, or the failure beside the keys fetched earlier. */
@@ -97,6 +105,7 @@ export class KeyDirectories {
       const freshUntil = now + maxAgeSeconds(fetched.headers['cache-control']) * 1000;
       next = { keys, freshUntil, failure: undefined, bytes: ENTRY_BYTES + url.length * 2 + keys.size * KEY_BYTES };
     } catch (err) {
+      if (err instanceof DirectoryBusy) throw err; // nothing was asked: nothing to remember
       const reason = err instanceof Error ? err.message : String(err);
       const shown = reason.length <= MAX_REASON_LENGTH ? reason : `${reason.slice(0, MAX_REASON_LENGTH)}…`;
       const problem = `the key directory ${excerpt(url)} could not be fetched: ${shown}`;

@@ -24,6 +24,13 @@ export const object = (required: string[], properties: Record<string, object>) =
   properties,
 });
 export const STRING = { type: 'string' };
+/** Who signed (Web Bot Auth): an agent's proved identity, an https URL; null when unsigned. */
+const VERIFIED_AGENT = {
+  type: ['string', 'null'],
+  description:
+    'The identity a Web Bot Auth signature proved (the https origin or key directory URL of the agent that signed); ' +
+    'null when unsigned. On the conversation, the opening\'s; on a client message, its own; owner messages have none.',
+};
 export const INTEGER = { type: 'integer' };
 export const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 export const DATE_TIME = { type: 'string', format: 'date-time' };
@@ -176,6 +183,7 @@ export const SCHEMAS = {
       'message_count',
       'metadata',
       'metadata_verified',
+      'verified_agent',
       'messages_url',
       'updates_url',
       'poll_after_seconds',
@@ -190,6 +198,7 @@ export const SCHEMAS = {
       message_count: { type: 'integer', minimum: 1 },
       metadata,
       metadata_verified: { const: false },
+      verified_agent: VERIFIED_AGENT,
       ...links,
     },
   ),
@@ -202,6 +211,7 @@ export const SCHEMAS = {
     author: { type: 'string', enum: AUTHORS },
     message: messageText,
     created_at: DATE_TIME,
+    verified_agent: VERIFIED_AGENT,
   }),
   History: object(['items', 'has_more', 'next_after'], {
     items: { type: 'array', items: ref('Message') },

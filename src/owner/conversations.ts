@@ -2,9 +2,10 @@
 
 import { keepRunning } from '../base/background.ts';
 import { watchOtherCommits } from '../store/other-commits.ts';
-import { close, ownerReply, reopen, setBlocked } from '../rules/conversations.ts';
+import { setBlocked, setSenderBlocked } from '../rules/blocks.ts';
+import { close, ownerReply, reopen } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
-import type { Conversation, Message, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { shown, shownBody, shownShort } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
 import {
@@ -30,12 +31,6 @@ export const conversationCommands: Record<string, Command> = {
       'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; ' +
       '--all adds closed ones',
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
-  },
-  show: {
-    usage: 'show <id> [--json]',
-    options: { json: { type: 'boolean' } },
-    summary: 'the whole history of one conversation (an unambiguous id prefix is enough)',
-    run: ({ positionals, values, store }) => show(store, findConversation(store, positionals[0]), values.json === true),
   },
   reply: {
     usage: 'reply <id> <text…> | reply <id> -  [--force]',
@@ -67,23 +62,19 @@ export const conversationCommands: Record<string, Command> = {
     run: ({ positionals, store }) => change(store, positionals[0], 'Reopened', (id) => reopen(store, id)),
   },
   block: {
-    usage: 'block <id>',
-    summary: 'refuse an abusive client: its credential gets 403 saying the owner blocked it',
-    run: ({ positionals, store }) => change(store, positionals[0], 'Blocked', (id) => setBlocked(store, id, true)),
+    usage: 'block <id> [--sender]',
+    options: { sender: { type: 'boolean' } },
+    summary:
+      "refuse an abusive client: its credential gets 403, and today's messages of the conversation no longer count " +
+      'against the day; --sender also refuses its sender (the verified agent, or else the address) every opening ' +
+      'and follow-up',
+    run: ({ positionals, values, store }) => block(store, positionals[0], true, values.sender === true),
   },
   unblock: {
-    usage: 'unblock <id>',
-    summary: 'lift a block',
-    run: ({ positionals, store }) => change(store, positionals[0], 'Unblocked', (id) => setBlocked(store, id, false)),
-  },
-  export: {
-    usage: 'export [<id>]',
-    summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
-    run: ({ positionals: [id], store }) => {
-      const conversations = id === undefined ? store.owner.allConversations() : [findConversation(store, id)];
-      for (const c of conversations)
-        process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
-    },
+    usage: 'unblock <id> [--sender]',
+    options: { sender: { type: 'boolean' } },
+    summary: 'lift a block (and, with --sender, its sender\'s); its messages of today count again',
+    run: ({ positionals, values, store }) => block(store, positionals[0], false, values.sender === true),
   },
   watch: {
     usage: 'watch',
@@ -91,6 +82,17 @@ export const conversationCommands: Record<string, Command> = {
     run: ({ store }) => watch(store),
   },
 };
+
+/** block and unblock, of the conversation alone or with its sender: one line saying what was done. */
+function block(store: Store, idOrPrefix: string | undefined, blocked: boolean, sender: boolean): void {
+  const done = blocked ? 'Blocked' : 'Unblocked';
+  if (!sender) return change(store, idOrPrefix, done, (id) => setBlocked(store, id, blocked));
+  const { id } = findConversation(store, idOrPrefix);
+  const named = setSenderBlocked(store, id, blocked);
+  const agent = named.startsWith('agent:') ? named.slice('agent:'.length) : null;
+  const who = agent === null ? 'its address (by its keyed hash)' : `the verified agent ${shown(agent)}`;
+  console.log(`${done} ${id} and its sender, ${who}.`);
+}
 
 function change(store: Store, idOrPrefix: string | undefined, done: string, rule: (id: string) => void): void {
   const { id } = findConversation(store, idOrPrefix);
@@ -107,15 +109,11 @@ function validReply(text: string): string {
   }
 }
 
-function allMessages(store: Store, conversation: Conversation): Message[] {
-  return store.messagesAfter(conversation.id, 0, conversation.last_seq);
-}
-
 function inbox(store: Store, all: boolean, json: boolean): void {
   const rows = store.owner.inbox(all);
   if (json) {
     const items = rows.map(
-      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message }) => ({
+      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, verified_agent }) => ({
         id,
         status,
         blocked: blocked === 1,
@@ -125,6 +123,7 @@ function inbox(store: Store, all: boolean, json: boolean): void {
         last_author,
         agent_name: agentName(metadata),
         agent_name_verified: false,
+        verified_agent,
         preview: oneLine(last_message, 80),
       }),
     );
@@ -138,80 +137,13 @@ function inbox(store: Store, all: boolean, json: boolean): void {
     const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
     console.log(
       `${mark}${row.id}  ${row.status.padEnd(9)} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(row.metadata)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
+        `${agentLabel(row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
     );
   }
 }
 
 function messageCount(count: number): string {
   return `${String(count).padStart(3)} ${count === 1 ? 'message ' : 'messages'}`;
-}
-
-function conversationJson(conversation: Conversation, messages: Message[]) {
-  const { id, status, blocked, created_at, expires_at, metadata } = conversation;
-  return {
-    id,
-    status,
-    blocked: blocked === 1,
-    created_at,
-    expires_at,
-    metadata: JSON.parse(metadata),
-    metadata_verified: false,
-    messages,
-  };
-}
-
-function show(store: Store, conversation: Conversation, json: boolean): void {
-  const messages = allMessages(store, conversation);
-  const pushes = pushTargets(store, conversation.id);
-  if (json) {
-    return void console.log(JSON.stringify({ ...conversationJson(conversation, messages), pushes }, null, 2));
-  }
-  console.log(`Conversation ${conversation.id}`);
-  console.log(`  status      ${conversation.status}${conversation.blocked ? ' (blocked)' : ''}`);
-  console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
-  for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
-    console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
-  }
-  // An agent that lost its credential is told to open a new conversation naming the old id.
-  for (const id of store.owner.conversationsNamedIn(conversation.id, messages)) {
-    console.log(`  names       conversation ${id}: the agent wrote its id`);
-  }
-  for (const id of store.owner.conversationsNaming(conversation.id)) {
-    console.log(`  named by    conversation ${id}: its agent wrote this id`);
-  }
-  for (const push of pushes) {
-    const label = push.kind === 'webhook' ? 'webhook' : 'a2a push';
-    console.log(`  ${label.padEnd(11)} ${shown(push.url)} (registered ${when(push.created_at)})`);
-    console.log(`              ${deliveryState(push)}`);
-  }
-  for (const message of messages) {
-    console.log(
-      `\n#${message.seq}  ${message.author === 'owner' ? 'you (owner)' : 'client'}  ${when(message.created_at)}`,
-    );
-    console.log(shownBody(message.message));
-  }
-}
-
-/** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */
-function pushTargets(store: Store, conversationId: string) {
-  return store.outbox.targets(conversationId).map((target) => ({
-    kind: target.kind,
-    url: target.url,
-    created_at: target.created_at,
-    last_attempt_at: target.last_attempt_at,
-    last_outcome: target.last_outcome,
-    failures_in_a_row: target.failures,
-    events_waiting: store.outbox.pending(target.id),
-  }));
-}
-
-function deliveryState(push: ReturnType<typeof pushTargets>[number]): string {
-  const waiting = `${push.events_waiting} event${push.events_waiting === 1 ? '' : 's'} waiting`;
-  if (push.last_attempt_at === null) return `nothing sent yet; ${waiting}`;
-  const failures = push.failures_in_a_row === 1 ? '1 failure' : `${push.failures_in_a_row} failures`;
-  const outcome = shown(push.last_outcome ?? '');
-  return `last attempt ${when(push.last_attempt_at)}: ${outcome}; ${failures} in a row; ${waiting}`;
 }
 
 function watch(store: Store): Promise<void> {
@@ -234,9 +166,8 @@ function watch(store: Store): Promise<void> {
         if (message.created_at !== since) printedAtSince = new Set();
         since = message.created_at;
         printedAtSince.add(key);
-        console.log(
-          `\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${agentLabel(message.metadata)}`,
-        );
+        const sender = agentLabel(message.metadata, message.verified_agent);
+        console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
       }
       unread = false;

@@ -1,17 +1,16 @@
 // The owner's commands on the service itself: the directory, the day's count, backups, and
 // purging expired conversations.
 
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { Config } from '../base/config.ts';
 import { purgeExpired } from '../rules/conversations.ts';
 import { parseListings, parseListingsText, readListingsFile, type Listing } from '../directory/listings.ts';
 import { BackupProblem, checkBackup } from '../store/files.ts';
 import type { Store } from '../store/store.ts';
-import { usageOf } from '../rules/quotas.ts';
 import { utcDay } from '../base/time.ts';
 import { shown } from '../base/terminal.ts';
 import { listingsCheck } from './check-listings.ts';
-import { quotasIn, ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
+import { ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
 
 const LISTINGS_USAGE =
   'listings import <file or -> | listings export | listings remove <slug> | listings stale [--days N] [--json] | ' +
@@ -28,12 +27,6 @@ export const maintenanceCommands: Record<string, Command> = {
       'stale lists those not read against their documentation for --days (90), oldest first; check reads ' +
       "each listing's pages and keyless example live and records the outcome on the listing",
     run: ({ positionals, values, store, config }) => listings(store, config, positionals, values),
-  },
-  stats: {
-    usage: 'stats [--json]',
-    options: { json: { type: 'boolean' } },
-    summary: "today's message count against the daily maximum, conversations by status, database size",
-    run: ({ values, store, config }) => stats(store, config, values.json === true),
   },
   backup: {
     usage: 'backup <file>',
@@ -152,62 +145,6 @@ function stale(store: Store, days: unknown, json: boolean): void {
   for (const listing of old) {
     console.log(`${shown(listing.verified_at)}  ${listing.slug.padEnd(width)}  ${shown(listing.docs_url)}`);
   }
-}
-
-function databaseBytes(config: Config): number {
-  return ['', '-wal'].reduce(
-    (sum, suffix) => sum + (existsSync(config.dbPath + suffix) ? statSync(config.dbPath + suffix).size : 0),
-    0,
-  );
-}
-
-function stats(store: Store, config: Config, json: boolean): void {
-  const result = statsResult(store, config);
-  if (json) return void console.log(JSON.stringify(result, null, 2));
-  printStats(result, config);
-}
-
-/** Today's count against the maximum, each share's busiest sender, the conversations, the database's size. */
-function statsResult(store: Store, config: Config) {
-  const { quotas, recorded } = quotasIn(store, config);
-  const usage = usageOf(store, Date.now());
-  const { blocked, ...byStatus } = store.conversationCounts();
-  const source = recorded
-    ? 'the limits the server recorded when it started'
-    : 'the limits set here: the server has not started on this database yet';
-  return {
-    day: usage.day,
-    messages_today: usage.messages,
-    daily_maximum: quotas.dailyMaximum,
-    daily_maximum_source: source,
-    owner_replies_today: usage.ownerReplies,
-    owner_reserve: quotas.ownerReserve,
-    busiest_conversation_today: { ...usage.busiestConversation, share: quotas.conversationShare },
-    busiest_address_today: { ...usage.busiestAddress, share: quotas.addressShare },
-    conversations: byStatus,
-    blocked,
-    messages: store.messageCount(),
-    database_bytes: databaseBytes(config),
-  };
-}
-
-function printStats(result: ReturnType<typeof statsResult>, config: Config): void {
-  const { daily_maximum: maximum, owner_reserve: reserve } = result;
-  const of = (share: number) => (share === 0 ? 'no share' : `of its share of ${share}`);
-  const outOf = maximum === 0 ? 'no maximum' : `of ${maximum}`;
-  console.log(`Today (${result.day} UTC): ${result.messages_today} messages ${outOf} (${result.daily_maximum_source})`);
-  if (maximum > 0) {
-    const conversation = result.busiest_conversation_today;
-    const address = result.busiest_address_today;
-    const which = conversation.id === null ? '' : ` (${conversation.id})`;
-    console.log(`  your replies: ${result.owner_replies_today}; ${reserve} of the maximum are kept for them`);
-    console.log(`  busiest conversation: ${conversation.count} ${of(conversation.share)}${which}`);
-    console.log(`  busiest address: ${address.count} ${of(address.share)}`);
-  }
-  const { open, answered, closed } = result.conversations;
-  console.log(`Conversations: ${open} open, ${answered} answered, ${closed} closed; ${result.blocked} blocked`);
-  console.log(`Messages stored: ${result.messages}`);
-  console.log(`Database size: ${(result.database_bytes / 1024).toFixed(1)} KiB (${config.dbPath} with its WAL)`);
 }
 
 async function backupTo(store: Store, config: Config, name: string | undefined): Promise<void> {

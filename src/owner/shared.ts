@@ -6,7 +6,7 @@ import type { Config } from '../base/config.ts';
 import { quotasOf, type Quotas } from '../rules/quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Conversation, Store } from '../store/store.ts';
-import { shownShort } from '../base/terminal.ts';
+import { senderLabel } from '../base/terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';
@@ -65,9 +65,9 @@ export function agentName(metadata: string): string | null {
   return (JSON.parse(metadata) as { agent_name?: string }).agent_name ?? null;
 }
 
-export function agentLabel(metadata: string): string {
-  const name = agentName(metadata);
-  return name ? `${shownShort(name, 40)} (unverified)` : '(no name given)';
+/** Who wrote, for the terminal: the declared name and `verified: <host>` or `(unverified)`. */
+export function agentLabel(metadata: string, verifiedAgent: string | null): string {
+  return senderLabel(agentName(metadata), verifiedAgent);
 }
 
 /** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */

@@ -42,6 +42,25 @@ export const CONVERSATION_REFUSALS = {
       `the most one address may store. Nothing was stored; retry with the same ${t.key} after 00:00 UTC.`,
     (_share: number, wait: number) => retryAfter(wait),
   ),
+  agent_share: entry(429, ['open', 'follow'],
+    "A verified agent's share of the day is used (Retry-After: until 00:00 UTC).",
+    (t: Terms, share: number, _wait: number) =>
+      `Your agent (the identity that signs your requests) has stored its share of ${share} messages for this ` +
+      `UTC day, the most one verified agent may store. Nothing was stored; retry with the same ${t.key} after ` +
+      '00:00 UTC.',
+    (_share: number, wait: number) => retryAfter(wait),
+  ),
+  unverified_pool: entry(429, ['open', 'follow'],
+    'Unverified senders together have stored their pool of the day (Retry-After: until 00:00 UTC).',
+    (t: Terms, pool: number, _wait: number) =>
+      `Unsigned requests from all agents together have stored their ${pool} messages for this UTC day. Nothing ` +
+      `was stored; retry with the same ${t.key} after 00:00 UTC, or sign your requests with Web Bot Auth: a ` +
+      'verified agent has a share of its own.',
+    (_pool: number, wait: number) => retryAfter(wait),
+  ),
+  sender_blocked: entry(403, ['open', 'follow'], 'The owner blocked this sender (its agent, or its address).',
+    () => 'The owner has blocked you as a sender: your new conversations and messages are refused.',
+  ),
   too_many_openings: entry(429, ['open'], 'Too many openings from one address in an hour (CREATE_LIMIT_PER_HOUR).',
     (_t: Terms, perHour: number, _wait: number) =>
       `At most ${perHour} conversations may be opened per hour from one address. ` +
@@ -105,6 +124,17 @@ export const CONVERSATION_REFUSALS = {
   ),
   not_blocked: entry(409, ['owner'], '',
     (_t: Terms, id: string) => `Conversation ${id} is not blocked.`,
+  ),
+  no_sender: entry(409, ['owner'], '',
+    (_t: Terms, id: string) =>
+      `Conversation ${id} was opened before senders were recorded, so its sender cannot be blocked; ` +
+      'block the conversation alone.',
+  ),
+  sender_already_blocked: entry(409, ['owner'], '',
+    (_t: Terms, id: string) => `The sender of conversation ${id} is already blocked.`,
+  ),
+  sender_not_blocked: entry(409, ['owner'], '',
+    (_t: Terms, id: string) => `The sender of conversation ${id} is not blocked.`,
   ),
   reply_to_closed: entry(410, ['owner'], '',
     (_t: Terms, id: string) => `Conversation ${id} is closed; reopen it first.`,

@@ -12,6 +12,7 @@ export type Scope =
   | 'open'
   | 'follow'
   | 'bearer'
+  | 'signed'
   | 'list'
   | 'listing'
   | 'history'

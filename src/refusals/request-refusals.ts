@@ -170,4 +170,23 @@ export const REQUEST_REFUSALS = {
       `This Host header does not name this service, so ${endpoint} refuses it. ` +
       'Send the host of the service\'s public URL (the owner sets it as PUBLIC_BASE_URL).',
   ),
+
+  signature_malformed: entry(400, ['signed'],
+    'A Web Bot Auth signature whose headers do not parse, or lack a required parameter or component.',
+    (_t: Terms, problem: string) =>
+      `The request's Web Bot Auth signature cannot be read: ${problem}. Nothing was stored. Fix the ` +
+      'Signature-Input, Signature and Signature-Agent headers, or send the request unsigned.',
+  ),
+  signature_invalid: entry(401, ['signed'],
+    'A Web Bot Auth signature that is expired, not yet valid, of another algorithm, made for another ' +
+      'host, of a key its directory does not hold, or that does not verify.',
+    (_t: Terms, problem: string) =>
+      `The request's Web Bot Auth signature is not valid: ${problem}. Nothing was stored.`,
+  ),
+  key_directory_unavailable: entry(503, ['signed'],
+    "The signing agent's key directory could not be fetched (with Retry-After).",
+    (_t: Terms, problem: string, _wait: number) =>
+      `The signature's key cannot be checked now: ${problem}. Nothing was stored; retry after the given seconds.`,
+    (_problem: string, wait: number) => retryAfter(wait),
+  ),
 };

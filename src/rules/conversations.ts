@@ -8,8 +8,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BOUNDS } from '../base/contract.ts';
 import { digestOf, usableConversation } from './access.ts';
 import { writePushEvents } from './push.ts';
-import { countClientMessage, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
+import { countClientMessage, countOpening, countOwnerReply, senderKey, type Quotas } from './quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
+import { messageView } from './views.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
 
@@ -20,11 +21,19 @@ export interface Opening {
   readonly key: string;
 }
 
-/** A client's write: when, under which quotas, and from which address (its keyed hash). */
+/** A client's write: when, under which quotas, from which address (its keyed hash), signed by whom (or null). */
 export interface ClientWrite {
   readonly at: number;
   readonly quotas: Quotas;
   readonly address: string;
+  /** the identity that signed the request (Web Bot Auth), or null: unverified */
+  readonly agent: string | null;
+}
+
+/** Refuses a sender the owner blocked: the write's own (its agent, or its address), or the conversation's. */
+function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Conversation): void {
+  const senders = [senderKey(write.agent, write.address), conversation?.sender];
+  if (senders.some((sender) => sender != null && store.senderBlocks.isBlocked(sender))) throw refuse('sender_blocked');
 }
 
 /** Appends the next message; a client message makes the conversation open, an owner reply answered. */
@@ -35,8 +44,10 @@ function append(
   text: string,
   at: number,
   key: string | null,
+  agent: string | null = null,
 ): Message {
-  const message = { seq: conversation.last_seq + 1, author, message: text, created_at: isoTime(at) };
+  const seq = conversation.last_seq + 1;
+  const message = { seq, author, message: text, created_at: isoTime(at), verified_agent: agent };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
   store.insertMessage(conversation.id, message, key);
   store.advanceConversation(conversation.id, message, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
@@ -53,10 +64,12 @@ export function openConversation(
   write: ClientWrite,
 ): { conversation: Conversation; token: string } {
   return store.transaction(() => {
+    refuseBlockedSender(store, write);
     if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
     countOpening(store, write.quotas, write.at, write.address);
     const id = randomUUID();
-    countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
+    const sender = senderKey(write.agent, write.address);
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
     const token = randomBytes(32).toString('hex');
     const createdAt = isoTime(write.at);
     const conversation: Conversation = {
@@ -69,9 +82,17 @@ export function openConversation(
       last_seq: 1,
       latest_owner_seq: 0,
       changed_at: createdAt,
+      verified_agent: write.agent,
+      sender,
     };
     store.insertConversation(conversation, digestOf(token), opening.key);
-    const first = { seq: 1, author: 'client' as const, message: opening.message, created_at: createdAt };
+    const first = {
+      seq: 1,
+      author: 'client' as const,
+      message: opening.message,
+      created_at: createdAt,
+      verified_agent: write.agent,
+    };
     store.insertMessage(id, first, opening.key);
     return { conversation, token };
   });
@@ -91,14 +112,16 @@ export function followUp(
   return store.transaction(() => {
     // Read again inside the write: purged, blocked or expired since the request was authenticated.
     const conversation = usableConversation(store.conversationById(id), write.at);
+    refuseBlockedSender(store, write, conversation);
     const original = store.messageByKey(id, input.key);
     if (original) {
       if (original.message !== input.message) throw refuse('follow_up_key_conflict');
       return { message: original, duplicate: true, conversation };
     }
     if (conversation.status === 'closed') throw refuse('conversation_closed');
-    countClientMessage(store, write.quotas, write.at, { conversationId: id, address: write.address });
-    const message = append(store, conversation, 'client', input.message, write.at, input.key);
+    const sender = senderKey(write.agent, write.address);
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
+    const message = append(store, conversation, 'client', input.message, write.at, input.key, write.agent);
     return { message, duplicate: false, conversation };
   });
 }
@@ -140,23 +163,13 @@ export function reopen(store: Store, id: string, at = Date.now()): void {
   });
 }
 
-/** Blocks (or unblocks) a conversation: its credential gets 403 saying so. */
-export function setBlocked(store: Store, id: string, blocked: boolean): void {
-  store.transaction(() => {
-    // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
-    if (existing(store, id).blocked === (blocked ? 1 : 0)) {
-      throw refuse(blocked ? 'already_blocked' : 'not_blocked', id);
-    }
-    store.setBlocked(id, blocked);
-  });
-}
-
 /** Deletes conversations whose credential has expired, with their messages and keys. */
 export function purgeExpired(store: Store, at: number): number {
   return store.transaction(() => store.deleteExpired(isoTime(at)));
 }
 
-function existing(store: Store, id: string): Conversation {
+/** The conversation the owner names, or the refusal saying none has that id. */
+export function existing(store: Store, id: string): Conversation {
   const conversation = store.conversationById(id);
   if (!conversation) throw refuse('no_such_conversation', id);
   return conversation;
@@ -166,7 +179,8 @@ function existing(store: Store, id: string): Conversation {
 export function readMessages(store: Store, conversation: Conversation, range: { after: number; limit: number }) {
   const rows = store.messagesAfter(conversation.id, range.after, range.limit + 1);
   const items = withinTextBudget(rows.slice(0, range.limit), 'oldest');
-  return { items, has_more: rows.length > items.length, next_after: items.at(-1)?.seq ?? range.after };
+  const next_after = items.at(-1)?.seq ?? range.after;
+  return { items: items.map(messageView), has_more: rows.length > items.length, next_after };
 }
 
 /**

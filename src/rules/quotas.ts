@@ -1,17 +1,20 @@
 // The day's limits on what is stored, decided in one place: the shared daily maximum, each
-// sender's fair share of it, the reserve kept for the owner's replies, and the openings per
-// address per hour. The rules in conversations.ts call these functions inside the write
-// transaction of the message they count, after validation, idempotency and state, so no
-// number of requests in flight can pass a limit, and the counts survive a restart.
+// sender's fair share of it (a conversation's; a verified agent's, or else an address's; all
+// unverified senders' together, the unverified pool), the reserve kept for the owner's replies,
+// and the openings per address per hour. The rules in conversations.ts call these functions
+// inside the write transaction of the message they count, after validation, idempotency and
+// state, so no number of requests in flight can pass a limit, and the counts survive a restart.
 
 import { createHmac } from 'node:crypto';
 import type { Config } from '../base/config.ts';
-import { refuse } from '../refusals/refusal.ts';
-import { senderOf } from './senders.ts';
-import type { Store } from '../store/store.ts';
 import { secondsUntilNextUtcDay, utcDay } from '../base/time.ts';
+import { refuse } from '../refusals/refusal.ts';
+import type { Sender, SenderKey } from '../store/quota-counts.ts';
+import type { Store } from '../store/store.ts';
+import { senderOf } from './senders.ts';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 /** The limits as enforced: the configured ones, made consistent with the maximum. */
 export interface Quotas {
@@ -19,8 +22,12 @@ export interface Quotas {
   readonly dailyMaximum: number;
   /** client messages one conversation may store per day; 0 = no share */
   readonly conversationShare: number;
-  /** client messages (openings and follow-ups) one address may store per day; 0 = no share */
+  /** unverified client messages (openings and follow-ups) one address may store per day; 0 = no share */
   readonly addressShare: number;
+  /** client messages one verified agent (an identity) may store per day; 0 = no share */
+  readonly agentShare: number;
+  /** unverified client messages, all senders together, per day; 0 = no pool */
+  readonly unverifiedPool: number;
   /** messages of the maximum that only the owner's replies may use */
   readonly ownerReserve: number;
   /** conversations one address may open per sliding hour; 0 = unlimited */
@@ -29,17 +36,22 @@ export interface Quotas {
 
 /**
  * The quotas a configuration sets. A share at or above what clients may store never binds,
- * and the reserve is at most a tenth of the maximum (none under 10): a small maximum then
- * behaves exactly as the shared maximum alone.
+ * and the reserve is at most a tenth of the maximum (none under 10). The agent share and the
+ * unverified pool are by default half of what clients may store, from a maximum of 10 up: a
+ * small maximum then behaves exactly as the shared maximum alone.
  */
 export function quotasOf(config: Config): Quotas {
   const maximum = config.dailyMessageLimit;
   const ownerReserve = maximum < 10 ? 0 : Math.min(config.dailyOwnerReserve, Math.floor(maximum / 10));
-  const binding = (share: number) => (maximum === 0 || share >= maximum - ownerReserve ? 0 : share);
+  const clientRoom = maximum - ownerReserve;
+  const binding = (share: number) => (maximum === 0 || share >= clientRoom ? 0 : share);
+  const half = maximum < 10 ? 0 : Math.floor(clientRoom / 2);
   return Object.freeze({
     dailyMaximum: maximum,
     conversationShare: binding(config.dailyConversationShare),
     addressShare: binding(config.dailyAddressShare),
+    agentShare: binding(config.dailyAgentShare ?? half),
+    unverifiedPool: binding(config.dailyUnverifiedShare ?? half),
     ownerReserve,
     openingsPerHour: config.createLimitPerHour,
   });
@@ -50,39 +62,76 @@ export function addressKey(secret: string, address: string): string {
   return createHmac('sha256', secret).update(senderOf(address)).digest('hex');
 }
 
+/** The sender a client message counts as: the identity that signed it, else its keyed address. */
+export function senderKey(agent: string | null, addressHash: string): SenderKey {
+  return agent === null ? `address:${addressHash}` : `agent:${agent}`;
+}
+
 /** Starts a new day's counts: the first message of a UTC day drops every earlier day's. */
 function openDay(store: Store, day: string): void {
   if (store.quotaCounts.count(day, 'all') === 0) store.quotaCounts.dropBefore(day);
 }
 
 /**
- * Judges and counts one client message: the shared maximum less the owner's reserve, then
- * the conversation's share, then the address's share. Throws the refusal of the first one met.
+ * Judges and counts one client message: the shared maximum less the owner's reserve, then the
+ * conversation's share, then its sender's share (a verified agent's, or an address's), then for
+ * an unverified one the unverified pool. Throws the refusal of the first one met.
  */
 export function countClientMessage(
   store: Store,
   quotas: Quotas,
   at: number,
-  sender: { conversationId: string; address: string },
+  sender: { conversationId: string; key: SenderKey },
 ): void {
   const day = utcDay(at);
   openDay(store, day);
+  const counts = store.quotaCounts;
   const conversation = `conversation:${sender.conversationId}` as const;
-  const address = `address:${sender.address}` as const;
+  const verified = sender.key.startsWith('agent:');
   if (quotas.dailyMaximum > 0) {
     const wait = secondsUntilNextUtcDay(at);
-    const clientRoom = quotas.dailyMaximum - quotas.ownerReserve;
-    if (store.quotaCounts.count(day, 'all') >= clientRoom) {
+    const over = (share: number, key: Sender) => share > 0 && counts.count(day, key) >= share;
+    if (counts.count(day, 'all') >= quotas.dailyMaximum - quotas.ownerReserve) {
       throw refuse('daily_maximum', quotas.dailyMaximum, quotas.ownerReserve, wait);
     }
-    if (quotas.conversationShare > 0 && store.quotaCounts.count(day, conversation) >= quotas.conversationShare) {
+    if (over(quotas.conversationShare, conversation)) {
       throw refuse('conversation_share', quotas.conversationShare, wait);
     }
-    if (quotas.addressShare > 0 && store.quotaCounts.count(day, address) >= quotas.addressShare) {
-      throw refuse('address_share', quotas.addressShare, wait);
+    if (verified && over(quotas.agentShare, sender.key)) throw refuse('agent_share', quotas.agentShare, wait);
+    if (!verified && over(quotas.addressShare, sender.key)) throw refuse('address_share', quotas.addressShare, wait);
+    if (!verified && over(quotas.unverifiedPool, 'unverified')) {
+      throw refuse('unverified_pool', quotas.unverifiedPool, wait);
     }
   }
-  for (const counted of ['all', conversation, address] as const) store.quotaCounts.add(day, counted);
+  for (const counted of ['all', conversation, sender.key] as const) counts.add(day, counted);
+  if (!verified) counts.add(day, 'unverified');
+}
+
+/**
+ * Gives back to the day (or, `sign` 1, takes again) a conversation's client messages of the UTC day
+ * of `at`: from the maximum, its share, the pool and each sender's share. A blocked conversation's
+ * messages no longer count; unsigned ones are given back to the address that opened it.
+ */
+export function giveBackDay(
+  store: Store,
+  conversation: { id: string; sender: string | null },
+  at: number,
+  sign: 1 | -1,
+): void {
+  const day = utcDay(at);
+  const from = `${day}T00:00:00.000Z`;
+  const to = new Date(Date.parse(from) + DAY_MS).toISOString();
+  const counts = store.quotaCounts;
+  for (const { agent, count } of counts.clientMessagesBetween(conversation.id, from, to)) {
+    const n = sign * count;
+    counts.add(day, 'all', n);
+    counts.add(day, `conversation:${conversation.id}`, n);
+    if (agent !== null) counts.add(day, `agent:${agent}`, n);
+    else {
+      counts.add(day, 'unverified', n);
+      if (conversation.sender?.startsWith('address:')) counts.add(day, conversation.sender as SenderKey, n);
+    }
+  }
 }
 
 /** Judges and records one opening against the address's openings of the last hour. */
@@ -110,15 +159,18 @@ export function countOwnerReply(store: Store, dailyMaximum: number, at: number, 
 /** How much of the day each limit has used, for the owner's `stats`. */
 export function usageOf(store: Store, at: number) {
   const day = utcDay(at);
-  const conversation = store.quotaCounts.busiest(day, 'conversation');
+  const counts = store.quotaCounts;
+  const conversation = counts.busiest(day, 'conversation');
   return {
     day,
-    messages: store.quotaCounts.count(day, 'all'),
-    ownerReplies: store.quotaCounts.count(day, 'owner'),
+    messages: counts.count(day, 'all'),
+    ownerReplies: counts.count(day, 'owner'),
+    unverified: counts.count(day, 'unverified'),
     busiestConversation: {
       id: conversation?.sender.replace(/^conversation:/, '') ?? null,
       count: conversation?.count ?? 0,
     },
-    busiestAddress: { count: store.quotaCounts.busiest(day, 'address')?.count ?? 0 },
+    busiestAddress: { count: counts.busiest(day, 'address')?.count ?? 0 },
+    busiestAgent: { count: counts.busiest(day, 'agent')?.count ?? 0 },
   };
 }

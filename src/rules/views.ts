@@ -1,8 +1,8 @@
 // What a client reads back about a conversation, the same through every door: the creation
-// result (the only answer that holds the credential), the Conversation record, the reply
-// signal, and the privacy statement.
+// result (the only answer that holds the credential), the Conversation record, a message, the
+// reply signal, and the privacy statement.
 
-import type { Conversation } from '../store/store.ts';
+import type { Conversation, Message } from '../store/store.ts';
 
 export const PRIVACY_STATEMENT =
   'Your messages are private between you and the one human who runs this service. They are stored in a ' +
@@ -10,8 +10,11 @@ export const PRIVACY_STATEMENT =
   'the owner, who answers by hand; no language model writes replies. Your access token is stored only as its ' +
   'SHA-256 hash and never logged. Metadata you declare (agent_name, model, framework) is kept as sent and is ' +
   'shown as unverified. Request logs hold the time, method, route, status and your network address, never ' +
-  'message text or credentials. For the fair daily limits your address is counted only as a keyed hash, ' +
-  'dropped after the UTC day. The owner may delete a conversation after its credential expires.';
+  'message text or credentials. For the fair daily limits your address is counted only as a keyed hash: the ' +
+  "day's counts are dropped after the UTC day, and a conversation keeps the hash of the address that opened it, " +
+  'so that the owner can block a sender. If you sign your requests (Web Bot Auth), the identity your signature ' +
+  'proves is kept with your conversation and messages and shown to the owner. The owner may delete a ' +
+  'conversation after its credential expires.';
 
 /** Where a conversation's messages and updates are read. */
 function links(baseUrl: string, id: string) {
@@ -53,6 +56,7 @@ export function conversationRecord(conversation: Conversation, baseUrl: string, 
     message_count: last_seq,
     metadata,
     metadata_verified: false,
+    verified_agent: conversation.verified_agent,
     ...links(baseUrl, id),
     poll_after_seconds: pollAfterSeconds,
   };
@@ -69,4 +73,11 @@ export function updatesResult(conversation: Conversation, after: number, pollAft
     new_reply: latest_owner_seq > after,
     poll_after_seconds: pollAfterSeconds,
   };
+}
+
+/** A message as a client reads it: a client's with the identity that signed it (or null), the owner's with none. */
+export function messageView(message: Message) {
+  const { seq, author, message: text, created_at, verified_agent } = message;
+  if (author === 'owner') return { seq, author, message: text, created_at };
+  return { seq, author, message: text, created_at, verified_agent };
 }

@@ -12,11 +12,13 @@ import type { RunningConfig } from '../base/config.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from '../directory/snapshot.ts';
 import { createMetrics } from './metrics.ts';
-import { clientWrites } from './client-writes.ts';
+import { clientWrites, type Client } from './client-writes.ts';
+import { createKeyDirectories } from './verified-agents.ts';
 import { ReplyWaits } from './waits.ts';
 import { createPollClock, createRequestBuckets } from '../rules/rates.ts';
 import { createNotifier } from './notify.ts';
-import { addressKey, quotasOf } from '../rules/quotas.ts';
+import type { ClientWrite } from '../rules/conversations.ts';
+import { addressKey, type Quotas, quotasOf } from '../rules/quotas.ts';
 import type { Store } from '../store/store.ts';
 
 export interface AppOptions {
@@ -34,18 +36,11 @@ export type App = ReturnType<typeof createApp>;
 
 const SWEEP_INTERVAL_MS = 60_000; // idle rate entries are dropped once a minute
 
-
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
-  const write = options.log ?? createStdoutLog();
-  const log: Log = (entry) => {
-    metrics.observe(entry);
-    write(entry);
-  };
+  const log = meteredLog(metrics, options.log ?? createStdoutLog());
   const quotas = quotasOf(config);
-  // The key of the addresses' hashes: kept in the database so that counts survive a restart.
-  const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
   const { rates, stopSweeping } = startRates(config, now, log);
   const batch = createBatch(store);
   const waits = new ReplyWaits(store, log);
@@ -56,11 +51,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   };
   const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
   const notifyOwner = createNotifier(config.notifyCommand, log);
-  const clientWrite = (clientAddress: string) => ({
-    at: now(),
-    quotas,
-    address: addressKey(addressSecret, clientAddress),
-  });
+  const clientWrite = clientWriteOf(store, quotas, now);
 
   return {
     config,
@@ -90,6 +81,9 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** The rules every outbound request passes (outbound/guard.ts). */
     outboundPolicy,
 
+    /** The verified agents' key directories, kept within bounds (verified-agents.ts). */
+    keyDirectories: createKeyDirectories(outboundPolicy),
+
     /** Before the server closes: no more deliveries, and every waiting poll answered now. */
     stop() {
       stopSweeping();
@@ -97,6 +91,26 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       waits.answerAll();
     },
   };
+}
+
+/** The log every part writes to, counted by the metrics on its way. */
+function meteredLog(metrics: ReturnType<typeof createMetrics>, write: Log): Log {
+  return (entry) => {
+    metrics.observe(entry);
+    write(entry);
+  };
+}
+
+/** What the rules are told of a client's write: when, the limits, its address's hash and its verified agent. */
+function clientWriteOf(store: Store, quotas: Quotas, now: () => number) {
+  // The key of the addresses' hashes: kept in the database so that counts survive a restart.
+  const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
+  return (client: Client): ClientWrite => ({
+    at: now(),
+    quotas,
+    address: addressKey(addressSecret, client.address),
+    agent: client.agent,
+  });
 }
 
 /** The per-address request rate and the poll clock, their idle entries swept once a minute. */

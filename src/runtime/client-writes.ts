@@ -7,9 +7,15 @@
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
-import { creationResult } from '../rules/views.ts';
+import { creationResult, messageView } from '../rules/views.ts';
 import type { RunningConfig } from '../base/config.ts';
 import type { createNotifier } from './notify.ts';
+
+/** Who writes: the client's address, and the identity that signed the request (null: unverified). */
+export interface Client {
+  readonly address: string;
+  readonly agent: string | null;
+}
 
 /** What a door writes beside the message: made ready (its outbound checks done), then written. */
 export type AlsoWrite = () => Promise<(conversationId: string) => void>;
@@ -26,7 +32,7 @@ async function afterRehearsal<T>(store: Store, rule: () => T, also: AlsoWrite) {
 export function clientWrites(
   store: Store,
   batch: Batch,
-  clientWrite: (clientAddress: string) => ClientWrite,
+  clientWrite: (client: Client) => ClientWrite,
   notifyOwner: ReturnType<typeof createNotifier>,
   config: RunningConfig,
 ) {
@@ -35,8 +41,8 @@ export function clientWrites(
      * Opens a conversation and tells the owner; the creation result holds the one-time
      * credential. `also` is written in the same transaction (a door's push notification config).
      */
-    async open(opening: Opening, clientAddress: string, also?: AlsoWrite) {
-      const rule = () => openConversation(store, opening, clientWrite(clientAddress));
+    async open(opening: Opening, client: Client, also?: AlsoWrite) {
+      const rule = () => openConversation(store, opening, clientWrite(client));
       const alsoWrite = also && (await afterRehearsal(store, rule, also));
       const opened = await batch(() =>
         store.transaction(() => {
@@ -49,6 +55,7 @@ export function clientWrites(
         conversationId: opened.conversation.id,
         seq: 1,
         agentName: opening.metadata.agent_name ?? '',
+        verifiedAgent: client.agent,
         message: opening.message,
       });
       return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
@@ -58,10 +65,10 @@ export function clientWrites(
     async followUp(
       conversation: Conversation,
       input: { message: string; key: string },
-      clientAddress: string,
+      client: Client,
       also?: AlsoWrite,
     ) {
-      const rule = () => followUp(store, conversation.id, input, clientWrite(clientAddress));
+      const rule = () => followUp(store, conversation.id, input, clientWrite(client));
       const alsoWrite = also && (await afterRehearsal(store, rule, also));
       const result = await batch(() =>
         store.transaction(() => {
@@ -72,9 +79,11 @@ export function clientWrites(
       );
       if (!result.duplicate) {
         const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
-        notifyOwner({ conversationId: conversation.id, seq: result.message.seq, agentName, message: input.message });
+        const seq = result.message.seq;
+        const verifiedAgent = client.agent;
+        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, message: input.message });
       }
-      return { message: result.message, duplicate: result.duplicate };
+      return { message: messageView(result.message), duplicate: result.duplicate };
     },
   };
 }

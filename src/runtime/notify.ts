@@ -10,13 +10,15 @@
 
 import { spawn } from 'node:child_process';
 import type { Log } from '../base/log.ts';
-import { shown, shownBody } from '../base/terminal.ts';
+import { senderLabel, shown, shownBody } from '../base/terminal.ts';
 import { isoTime } from '../base/time.ts';
 
 export interface NewClientMessage {
   readonly conversationId: string;
   readonly seq: number;
   readonly agentName: string;
+  /** the identity that signed it (Web Bot Auth), or null */
+  readonly verifiedAgent: string | null;
   readonly message: string;
 }
 
@@ -85,6 +87,9 @@ function runNotifier(
     MESSAGE_SEQ: String(event.seq),
     // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
     AGENT_NAME: shown(event.agentName),
+    // Proved by a signature, or empty; and both said as the owner's terminal says them.
+    VERIFIED_AGENT: shown(event.verifiedAgent ?? ''),
+    SENDER: senderLabel(event.agentName, event.verifiedAgent),
   };
   let child;
   try {

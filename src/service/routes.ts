@@ -13,14 +13,16 @@
 // before anything about its path is decoded.
 //
 // Guards:
+//   signed         a Web Bot Auth signature: the agent it proves, or 400/401/503 (none: unsigned, as before)
 //   query          a credential in the query is refused (400), then the query is parsed strictly
 //   bearer         the conversation credential, for the conversation in the path
-//   protocolDoor   for /mcp and /a2a: a foreign Origin or Host is refused (DNS rebinding), then query
+//   protocolDoor   for /mcp and /a2a: a foreign Origin or Host is refused (DNS rebinding), then signed and
+//                  query (the MCP door answers a signature's refusal as a tool error: `true`)
 //   A2A            protocolDoor for the A2A door
 // The limits on writes (openings per hour, the daily maximum and its shares) and the poll
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
-import { bearer, protocolDoor, query } from '../http/guards.ts';
+import { bearer, protocolDoor, query, signed } from '../http/guards.ts';
 import {
   getConversation,
   getUpdates,
@@ -73,19 +75,19 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/api/v1/communities',                PUBLIC,      query(listDirectory('community'))),
   route('GET',     '/api/v1/tools',                      PUBLIC,      query(listDirectory('tool'))),
   route('GET',     '/api/v1/directory/:slug',            PUBLIC,      query(getListing)),
-  route('POST',    '/api/v1/conversations',              PRIVATE,     query(openConversation)),
-  route('GET',     '/api/v1/conversations/:id',          PRIVATE,     query(bearer(getConversation))),
-  route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(listMessages))),
-  route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     query(bearer(postMessage))),
-  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     query(bearer(getUpdates))),
-  route('PUT',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(putWebhook))),
-  route('GET',     '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(getWebhook))),
-  route('DELETE',  '/api/v1/conversations/:id/webhook',  PRIVATE,     query(bearer(deleteWebhook))),
+  route('POST',    '/api/v1/conversations',              PRIVATE,     signed(query(openConversation))),
+  route('GET',     '/api/v1/conversations/:id',          PRIVATE,     signed(query(bearer(getConversation)))),
+  route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     signed(query(bearer(listMessages)))),
+  route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     signed(query(bearer(postMessage)))),
+  route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     signed(query(bearer(getUpdates)))),
+  route('PUT',     '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(putWebhook)))),
+  route('GET',     '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(getWebhook)))),
+  route('DELETE',  '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(deleteWebhook)))),
   route('GET',     '/',                                  PUBLIC,      query(htmlPage(homePage))),
   route('GET',     '/listings/:slug',                    PUBLIC,      query(htmlPage(listingPage))),
   route('GET',     '/llms.txt',                          PUBLIC,      query(llmsTxt)),
   route('GET',     '/metrics',                           PRIVATE,     query(metricsPage)),
-  route('POST',    '/mcp',                               MCP,         protocolDoor(MCP_DOOR, mcp)),
+  route('POST',    '/mcp',                               MCP,         protocolDoor(MCP_DOOR, mcp, true)),
   route('OPTIONS', '/mcp',                               MCP,         mcpPreflight),
   route('GET',     '/.well-known/agent-card.json',       PUBLIC,      query(agentCardPage)),
   route('POST',    '/a2a',                               A2A_RPC,     A2A(a2aJsonRpc)),

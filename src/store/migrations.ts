@@ -111,6 +111,21 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE conversations ADD COLUMN changed_at TEXT;
    UPDATE conversations
       SET changed_at = (SELECT max(created_at) FROM messages WHERE conversation_id = conversations.id);`,
+
+  // Verified agents (Web Bot Auth): the identity that signed a conversation's opening and each
+  // client message (an https URL; null: unsigned), and the sender a block of the conversation's
+  // sender names: 'agent:<identity>' when the opening was verified, else 'address:<keyed hash>'
+  // (never an address as such). Senders the owner blocked, refused when they open or follow up.
+  `ALTER TABLE conversations ADD COLUMN verified_agent TEXT;
+   ALTER TABLE conversations ADD COLUMN sender TEXT; -- null for a conversation opened before this migration
+   ALTER TABLE messages ADD COLUMN verified_agent TEXT;
+   CREATE INDEX conversations_by_verified_agent ON conversations (verified_agent) WHERE verified_agent IS NOT NULL;
+
+   CREATE TABLE blocked_senders (
+     sender          TEXT PRIMARY KEY, -- 'agent:<identity>' or 'address:<keyed hash>'
+     blocked_at      TEXT NOT NULL,
+     conversation_id TEXT NOT NULL     -- the conversation the owner blocked it from (kept when that one is purged)
+   ) STRICT, WITHOUT ROWID;`,
 ];
 
 /**

@@ -15,6 +15,14 @@ export interface ClientMessage extends Message {
   readonly metadata: string;
 }
 
+/** A verified agent as `agents` lists it. */
+export interface AgentRow {
+  readonly identity: string;
+  readonly conversations: number;
+  readonly messages: number;
+  readonly last_seen: string;
+}
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 function prepareStatements(db: DatabaseSync) {
@@ -33,9 +41,14 @@ function prepareStatements(db: DatabaseSync) {
     allConversations: sql(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, id`),
     idsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
     exists: sql('SELECT 1 FROM conversations WHERE id = ?'),
-    clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, c.metadata
+    clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, m.verified_agent,
+              c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
+    // The verified agents seen: a scan of the messages, which the owner runs for `agents`, never a request.
+    agents: sql(`SELECT verified_agent AS identity, count(DISTINCT conversation_id) AS conversations,
+              count(*) AS messages, max(created_at) AS last_seen
+       FROM messages WHERE verified_agent IS NOT NULL GROUP BY verified_agent ORDER BY last_seen DESC`),
     // A scan of the client messages: the owner runs it for one `show`, never a request.
     namedBy: sql(`SELECT DISTINCT conversation_id AS id FROM messages
        WHERE author = 'client' AND conversation_id <> ?1 AND instr(lower(message), ?1) > 0
@@ -75,6 +88,10 @@ export class OwnerQueries {
       }
     }
     return [...named];
+  }
+  /** Every identity that signed a message, with how many conversations and messages it signed, and when last. */
+  agents(): AgentRow[] {
+    return this.#sql.agents.all() as unknown as AgentRow[];
   }
   /** Other conversations whose client messages name this one's id (at most 20). */
   conversationsNaming(conversationId: string): string[] {

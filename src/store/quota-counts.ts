@@ -4,21 +4,30 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 
-/** Who a count is for: the day's total, the owner, one conversation, or one (keyed) address. */
-export type Sender = 'all' | 'owner' | `conversation:${string}` | `address:${string}`;
+/** A client message's sender, as its quota counts it: a verified agent's identity, or a keyed address. */
+export type SenderKey = `agent:${string}` | `address:${string}`;
+/**
+ * Who a count is for: the day's total, the owner, one conversation, one sender, or all unverified
+ * client messages together (the unverified pool).
+ */
+export type Sender = 'all' | 'owner' | 'unverified' | `conversation:${string}` | SenderKey;
 
 function prepareStatements(db: DatabaseSync) {
   const sql = (text: string) => db.prepare(text);
   return {
     count: sql('SELECT count FROM daily_usage WHERE day = ? AND sender = ?'),
-    add: sql(`INSERT INTO daily_usage (day, sender, count) VALUES (?, ?, 1)
-              ON CONFLICT (day, sender) DO UPDATE SET count = count + 1`),
+    add: sql(`INSERT INTO daily_usage (day, sender, count) VALUES (?, ?, max(0, ?))
+              ON CONFLICT (day, sender) DO UPDATE SET count = max(0, count + ?)`),
     dropBefore: sql('DELETE FROM daily_usage WHERE day < ?'),
     busiest: sql(`SELECT sender, count FROM daily_usage
                   WHERE day = ? AND sender >= ? AND sender < ? ORDER BY count DESC LIMIT 1`),
     openings: sql('SELECT count(*) AS count, min(at) AS oldest FROM recent_openings WHERE address = ? AND at > ?'),
     recordOpening: sql('INSERT INTO recent_openings (address, at) VALUES (?, ?)'),
     dropOpeningsBefore: sql('DELETE FROM recent_openings WHERE at <= ?'),
+    // A conversation's client messages stored between two instants (ISO 8601), by who signed them.
+    clientMessagesBetween: sql(`SELECT verified_agent, count(*) AS count FROM messages
+      WHERE conversation_id = ? AND author = 'client' AND created_at >= ? AND created_at < ?
+      GROUP BY verified_agent`),
   };
 }
 
@@ -33,15 +42,24 @@ export class QuotaCounts {
   count(day: string, sender: Sender): number {
     return (this.#sql.count.get(day, sender) as { count: number } | undefined)?.count ?? 0;
   }
-  add(day: string, sender: Sender): void {
-    this.#sql.add.run(day, sender);
+  /** Adds `n` (1 by default; a negative n gives back, never below 0) to `sender`'s count of `day`. */
+  add(day: string, sender: Sender, n = 1): void {
+    this.#sql.add.run(day, sender, n, n);
+  }
+  /** How many client messages of a conversation were stored in [from, to), per signer (null: unsigned). */
+  clientMessagesBetween(conversationId: string, from: string, to: string): { agent: string | null; count: number }[] {
+    const rows = this.#sql.clientMessagesBetween.all(conversationId, from, to) as {
+      verified_agent: string | null;
+      count: number;
+    }[];
+    return rows.map((row) => ({ agent: row.verified_agent, count: row.count }));
   }
   /** Drops the counts of every day before `day`. */
   dropBefore(day: string): void {
     this.#sql.dropBefore.run(day);
   }
   /** The conversation or address that stored most on `day`, with its count. */
-  busiest(day: string, kind: 'conversation' | 'address'): { sender: string; count: number } | undefined {
+  busiest(day: string, kind: 'conversation' | 'address' | 'agent'): { sender: string; count: number } | undefined {
     // 'conversation:' to 'conversation;' spans every sender of that kind (';' follows ':').
     const row = this.#sql.busiest.get(day, `${kind}:`, `${kind};`) as { sender: string; count: number } | undefined;
     return row && { sender: row.sender, count: row.count };

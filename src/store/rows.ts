@@ -15,13 +15,20 @@ export interface Conversation {
   readonly latest_owner_seq: number;
   /** the newest message's time, or the owner's later close or reopen */
   readonly changed_at: string;
+  /** the identity that signed the opening (Web Bot Auth), or null */
+  readonly verified_agent: string | null;
+  /** whom a block of the sender names: 'agent:<identity>' or 'address:<keyed hash>'; null before migration 6 */
+  readonly sender: string | null;
 }
 export interface Message {
   readonly seq: number;
   readonly author: Author;
   readonly message: string;
   readonly created_at: string;
+  /** the identity that signed a client message, or null (always null for the owner's) */
+  readonly verified_agent: string | null;
 }
 export const CONVERSATION =
-  'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at';
-export const MESSAGE = 'seq, author, message, created_at';
+  'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at, verified_agent, ' +
+  'sender';
+export const MESSAGE = 'seq, author, message, created_at, verified_agent';

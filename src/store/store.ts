@@ -10,6 +10,7 @@ import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
 import { ListingTable } from './listing-rows.ts';
 import { OwnerQueries } from './owner-queries.ts';
+import { SenderBlocks } from './sender-blocks.ts';
 import { QuotaCounts } from './quota-counts.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
@@ -40,8 +41,9 @@ function prepareStatements(db: DatabaseSync) {
     conversationByTokenHash: sql(`SELECT ${CONVERSATION} FROM conversations WHERE token_hash = unhex(?)`),
     creationKeyUsed: sql('SELECT 1 FROM conversations WHERE creation_key = ?'),
     insertConversation: sql(`INSERT INTO conversations
-       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at)
-       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?, ?)`),
+       (id, token_hash, creation_key, status, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at,
+        verified_agent, sender)
+       VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql(`UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ?, changed_at = ?
        WHERE id = ?`),
     setStatus: sql('UPDATE conversations SET status = ?, changed_at = ? WHERE id = ?'),
@@ -49,8 +51,8 @@ function prepareStatements(db: DatabaseSync) {
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
     insertMessage: sql(
-      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key, verified_agent)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     messageBySeq: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq = ?`),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
@@ -78,6 +80,8 @@ export class Store {
   readonly outbox: OutboxTable;
   /** What only the owner script reads: the inbox, new client messages, ids by prefix (owner-queries.ts). */
   readonly owner: OwnerQueries;
+  /** The senders the owner blocked (sender-blocks.ts). */
+  readonly senderBlocks: SenderBlocks;
   /** The directory's listings, each stored as its JSON (listing-rows.ts). */
   readonly listings: ListingTable;
 
@@ -92,6 +96,7 @@ export class Store {
       this.quotaCounts = new QuotaCounts(this.db);
       this.outbox = new OutboxTable(this.db);
       this.owner = new OwnerQueries(this.db);
+      this.senderBlocks = new SenderBlocks(this.db);
       this.listings = new ListingTable(this.db, (fn) => this.transaction(fn));
     } catch (err) {
       this.db.close();
@@ -200,6 +205,8 @@ export class Store {
       c.last_seq,
       c.latest_owner_seq,
       c.changed_at,
+      c.verified_agent,
+      c.sender,
     );
   }
   /** Records a new newest message: its seq, the owner's newest, the status it leaves, and its time. */
@@ -219,8 +226,8 @@ export class Store {
   }
 
   insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
-    const m = message;
-    this.#sql.insertMessage.run(conversationId, m.seq, m.author, m.message, m.created_at, idempotencyKey);
+    const { seq, author, message: text, created_at, verified_agent } = message;
+    this.#sql.insertMessage.run(conversationId, seq, author, text, created_at, idempotencyKey, verified_agent);
   }
   messageBySeq(conversationId: string, seq: number): Message | undefined {
     return this.#sql.messageBySeq.get(conversationId, seq) as Message | undefined;

@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { close, setBlocked } from '../../src/rules/conversations.ts';
+import { close } from '../../src/rules/conversations.ts';
+import { setBlocked } from '../../src/rules/blocks.ts';
 import { newKey, openConversation, request, startTestService, type TestService } from '../helpers.ts';
 import { bearer, rpc } from './a2a/calls.ts';
 

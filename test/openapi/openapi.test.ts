@@ -20,7 +20,11 @@ test('the OpenAPI document is served as OpenAPI 3.1 for interface version 1.0.0'
   assert.deepEqual(served, base);
   assert.equal(info.description.startsWith(baseInfo.description), true);
   assert.match(info.description, /Limits: Shared daily maximum: 500 messages per UTC day/);
-  assert.match(info.description, /one conversation may store at most 50 messages; one address at most 100/);
+  assert.match(
+    info.description,
+    /one conversation may store at most 50 messages; .*one address, unsigned, at most 100/,
+  );
+  assert.match(info.description, /one verified agent .* at most 225; .*all unsigned senders together at most 225/);
   assert.equal(response.body.openapi, '3.1.0');
   assert.equal(response.body.info.version, '1.0.0');
   assert.deepEqual(response.body.servers, [{ url: service.url, description: 'This service' }]);

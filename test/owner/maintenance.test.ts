@@ -148,11 +148,18 @@ test('stats gives the day count, conversations by status and the database size',
   const a = await openConversation(service.url);
   const followUp = { token: a.token, key: newKey(), json: { message: 'more' } };
   assert.equal((await request(service.url, 'POST', `/api/v1/conversations/${a.id}/messages`, followUp)).status, 201);
-  await openConversation(service.url);
+  const b = await openConversation(service.url);
   await owner(service, ['reply', a.id, 'answer']);
-  await owner(service, ['block', a.id]);
+  const before = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
+  assert.equal(before.messages_today, 4);
+  const busiest = { id: a.id, count: 2, share: 50 };
+  assert.deepEqual(before.busiest_conversation_today, busiest, "the owner's reply is not its");
+  assert.deepEqual(before.busiest_address_today, { count: 3, share: 100 }, 'every client message from one address');
+  assert.deepEqual(before.unverified_today, { count: 3, pool: 225 });
+  assert.equal((await owner(service, ['block', a.id])).code, 0);
+  // The block gives the day back: a's two client messages no longer count; the owner's reply does.
   const stats = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
-  assert.equal(stats.messages_today, 4);
+  assert.equal(stats.messages_today, 2);
   assert.equal(stats.daily_maximum, 500);
   assert.deepEqual(stats.conversations, { open: 1, answered: 0, closed: 0 }, 'a blocked conversation is counted apart');
   assert.equal(stats.blocked, 1);
@@ -160,17 +167,23 @@ test('stats gives the day count, conversations by status and the database size',
   assert.ok(stats.database_bytes > 4096);
   assert.equal(stats.owner_replies_today, 1);
   assert.equal(stats.owner_reserve, 50);
-  assert.deepEqual(stats.busiest_conversation_today, { id: a.id, count: 2, share: 50 }, "the owner's reply is not its");
-  assert.deepEqual(stats.busiest_address_today, { count: 3, share: 100 }, 'every client message came from one address');
+  assert.deepEqual(stats.busiest_conversation_today, { id: b.id, count: 1, share: 50 });
+  assert.deepEqual(stats.busiest_address_today, { count: 1, share: 100 });
+  assert.deepEqual(stats.busiest_verified_agent_today, { count: 0, share: 225 });
+  assert.deepEqual(stats.unverified_today, { count: 1, pool: 225 });
   const text = await owner(service, ['stats']);
   assert.match(
     text.stdout,
     new RegExp(
-      ': 4 messages of 500 .*\\n  your replies: 1; 50 of the maximum are kept for them\\n' +
-        `  busiest conversation: 2 of its share of 50 \\(${a.id}\\)\\n  busiest address: 3 of its share of 100\\n` +
+      ': 2 messages of 500 .*\\n  your replies: 1; 50 of the maximum are kept for them\\n' +
+        `  busiest conversation: 1 of its share of 50 \\(${b.id}\\)\\n  busiest address: 1 of its share of 100\\n` +
+        '  busiest verified agent: 0 of its share of 225\\n  unverified senders together: 1 of their pool of 225\\n' +
         'Conversations: 1 open, 0 answered, 0 closed; 1 blocked',
     ),
   );
+  assert.equal((await owner(service, ['unblock', a.id])).code, 0);
+  const unblocked = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
+  assert.equal(unblocked.messages_today, 4, 'an unblock counts them again');
 });
 
 test('backup makes a consistent copy while the server runs, holding every message', async (t) => {

@@ -17,6 +17,8 @@ import {
   waitUntil,
 } from '../helpers.ts';
 import { startWatch } from '../owner-run.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { asOlderRelease } from '../older-schema.ts';
 
 async function history(base: string, conversation: { id: string; token: string }) {
   return request(base, 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token: conversation.token });
@@ -125,7 +127,8 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
   const noColumn = await crafted('no-column', 'ALTER TABLE conversations DROP COLUMN changed_at');
   const trigger = await crafted(
     'trigger',
-    'CREATE TRIGGER wipe AFTER INSERT ON messages BEGIN DELETE FROM messages WHERE conversation_id <> new.conversation_id; END',
+    'CREATE TRIGGER wipe AFTER INSERT ON messages BEGIN ' +
+      'DELETE FROM messages WHERE conversation_id <> new.conversation_id; END',
   );
   const view = await crafted('view', 'CREATE VIEW everything AS SELECT * FROM messages');
   const index = await crafted('index', 'CREATE INDEX extra ON messages (created_at)');
@@ -138,7 +141,10 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
     [['restore', notADatabase], /not a readable SQLite database|cannot be opened/],
     [['restore', otherDatabase], /not one of this service/],
     [['restore', newer], /newer release \(schema 999/],
-    [['restore', noOutbox], /not a database this service's migrations make \(schema \d+\): the table outbox is missing/],
+    [
+      ['restore', noOutbox],
+      /not a database this service's migrations make \(schema \d+\): the table outbox is missing/,
+    ],
     [['restore', noColumn], /table conversations lacks the column changed_at/],
     [['restore', trigger], /there is a trigger wipe that the migrations do not make/],
     [['restore', view], /there is a view everything that the migrations do not make/],
@@ -173,17 +179,17 @@ test('a backup of the previous schema is migrated before it reaches the running 
   const conversation = await openConversation(service.url, { message: 'from the previous release' });
   const backupFile = path.join(tempDir(t), 'previous.db');
   assert.equal((await runOwner(service.dbPath, ['backup', backupFile])).code, 0);
-  const previous = new DatabaseSync(backupFile);
-  const version = (previous.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  previous.exec(`ALTER TABLE conversations DROP COLUMN changed_at; PRAGMA user_version = ${version - 1}`);
-  previous.close();
+  asOlderRelease(backupFile); // as the previous release wrote it: one schema version older
   const restored = await runOwner(service.dbPath, ['restore', backupFile]);
   assert.equal(restored.code, 0, restored.stderr);
   assert.equal((await history(service.url, conversation)).status, 200);
-  assert.equal((await runOwner(service.dbPath, ['close', conversation.id])).code, 0, 'the new column is there');
+  assert.equal((await runOwner(service.dbPath, ['block', conversation.id, '--sender'])).code, 1, 'no sender then');
+  assert.equal((await runOwner(service.dbPath, ['close', conversation.id])).code, 0);
   const live = new DatabaseSync(service.dbPath, { readOnly: true });
   t.after(() => live.close());
-  assert.equal((live.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, version);
+  const version = (live.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  assert.equal(version, MIGRATIONS.length, 'migrated on the way in');
+  assert.deepEqual(live.prepare('SELECT * FROM blocked_senders').all(), [], "the newest migration's table is there");
 });
 
 test('a rollback: the pre-upgrade backup is restored over a database that a newer release migrated', async (t) => {

@@ -26,7 +26,8 @@ test('a follow-up is stored as the next seq; an identical retry gets the origina
   assert.equal(created.status, 201);
   assert.equal(created.headers.get('cache-control'), 'no-store');
   assert.equal(created.body.duplicate, false);
-  assert.deepEqual(Object.keys(created.body.message), ['seq', 'author', 'message', 'created_at']);
+  assert.deepEqual(Object.keys(created.body.message), ['seq', 'author', 'message', 'created_at', 'verified_agent']);
+  assert.equal(created.body.message.verified_agent, null, 'unsigned');
   assert.equal(created.body.message.seq, 2);
   assert.equal(created.body.message.author, 'client');
 

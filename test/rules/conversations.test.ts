@@ -39,7 +39,13 @@ test('opening a conversation returns the id, a one-time credential and the links
     token: body.access_token,
   });
   assert.deepEqual(history.body.items, [
-    { seq: 1, author: 'client', message: 'Hello, owner.', created_at: '2026-03-10T12:00:00.000Z' },
+    {
+      seq: 1,
+      author: 'client',
+      message: 'Hello, owner.',
+      created_at: '2026-03-10T12:00:00.000Z',
+      verified_agent: null, // unsigned
+    },
   ]);
 });
 
@@ -60,6 +66,7 @@ test('the conversation record shows status, sequence numbers and the unverified 
     message_count: 1,
     metadata: { framework: 'fw' },
     metadata_verified: false,
+    verified_agent: null,
     messages_url: `${service.url}/api/v1/conversations/${id}/messages`,
     updates_url: `${service.url}/api/v1/conversations/${id}/updates`,
     poll_after_seconds: 60,

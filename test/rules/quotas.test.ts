@@ -76,7 +76,8 @@ test('a block by the owner stops follow-ups already in flight: none is stored, c
   const responses = await Promise.all(held.map((request) => request.send()));
   for (const response of responses) assertRefused(response, 403, /The owner has blocked this conversation/);
   assert.equal(service.store.messageCount(), 1);
-  assert.equal(service.store.quotaCounts.count(new Date().toISOString().slice(0, 10), 'all'), 1);
+  // The block gave the day back too: the opening no longer counts either.
+  assert.equal(service.store.quotaCounts.count(new Date().toISOString().slice(0, 10), 'all'), 0);
   assert.doesNotMatch(await readIfThere(notified), /in flight/);
 });
 
@@ -148,6 +149,7 @@ test('the reserve keeps the end of the day for the owner, across a restart, unti
     DAILY_OWNER_RESERVE: '5', // at most a tenth is kept: 2
     DAILY_CONVERSATION_SHARE: '0',
     DAILY_ADDRESS_SHARE: '0',
+    DAILY_UNVERIFIED_SHARE: '0', // no pool either: the reserve alone is under test
   };
   let service = await startTestService(t, { dir, now: clock.now, env });
   const { id, token } = await openConversation(service.url);
@@ -176,15 +178,25 @@ test('the reserve keeps the end of the day for the owner, across a restart, unti
 
 test('the shares and the reserve are spelled with their numbers in contact-info, llms.txt and the tools', async (t) => {
   const service = await startTestService(t, {
-    env: { DAILY_CONVERSATION_SHARE: '40', DAILY_ADDRESS_SHARE: '90', DAILY_OWNER_RESERVE: '30' },
+    env: {
+      DAILY_CONVERSATION_SHARE: '40',
+      DAILY_ADDRESS_SHARE: '90',
+      DAILY_OWNER_RESERVE: '30',
+      DAILY_AGENT_SHARE: '120',
+      DAILY_UNVERIFIED_SHARE: '200',
+    },
   });
   const info = await request(service.url, 'GET', '/api/v1/contact-info');
   assert.equal(info.body.limits.daily_conversation_share, 40);
   assert.equal(info.body.limits.daily_address_share, 90);
+  assert.equal(info.body.limits.daily_agent_share, 120);
+  assert.equal(info.body.limits.daily_unverified_share, 200);
   assert.equal(info.body.limits.daily_owner_reserve, 30);
   const sentence = new RegExp(
     'one conversation may store at most 40 messages; ' +
-      'one address at most 90 \\(openings and follow-ups together\\); ' +
+      'one verified agent \\(its requests signed with Web Bot Auth\\) at most 120; ' +
+      'one address, unsigned, at most 90 \\(openings and follow-ups together\\); ' +
+      'all unsigned senders together at most 200; ' +
       "the last 30 are kept for the owner's replies",
   );
   assert.match(info.body.limits_note, sentence);

@@ -72,10 +72,11 @@ test(
       assert.equal(stderr, '', command);
       outputs.set(command.split('#')[0]!.trim(), stdout);
     }
-    assert.match(
-      outputs.get('npm run -s owner -- inbox') ?? '',
-      /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open /,
-    );
+    const inbox = outputs.get('npm run -s owner -- inbox') ?? '';
+    assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
+    assert.match(inbox, /\n.*scout \(verified: scout\.example\)/);
+    const agents = outputs.get('npm run -s owner -- agents') ?? '';
+    assert.match(agents, /^BLOCKED https:\/\/scout\.example {2}1 conversation, /);
     assert.equal(
       outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
       'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
@@ -87,6 +88,8 @@ test(
           '\\(the limits the server recorded when it started\\)\\n' +
           '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
           '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
+          '  busiest verified agent: \\d+ of its share of 225\\n' +
+          '  unverified senders together: \\d+ of their pool of 225\\n' +
           'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
       ),
     );
@@ -137,6 +140,9 @@ function seedReadmeConversations(dbPath: string): void {
     last_seq: lastSeq,
     latest_owner_seq: ownerSeq,
     changed_at: at,
+    // The second was opened by a verified agent, as the README's inbox shows.
+    verified_agent: id.startsWith('91c2') ? 'https://scout.example' : null,
+    sender: id.startsWith('91c2') ? 'agent:https://scout.example' : 'address:0123abcd',
   });
   store.transaction(() => {
     for (const [id, lastSeq, ownerSeq] of [
@@ -147,7 +153,13 @@ function seedReadmeConversations(dbPath: string): void {
       for (let seq = 1; seq <= lastSeq; seq++) {
         store.insertMessage(
           id,
-          { seq, author: seq % 2 === 1 ? 'client' : 'owner', message: `message ${seq}`, created_at: at },
+          {
+            seq,
+            author: seq % 2 === 1 ? 'client' : 'owner',
+            message: `message ${seq}`,
+            created_at: at,
+            verified_agent: seq % 2 === 1 && id.startsWith('91c2') ? 'https://scout.example' : null,
+          },
           null,
         );
       }

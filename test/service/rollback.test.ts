@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { openConversation, request, ROOT, runCommand, runOwner, startServerProcess, tempDir } from '../helpers.ts';
+import { asOlderRelease } from '../older-schema.ts';
 
 const GUIDE = readFileSync(path.join(ROOT, 'docs/deployment.md'), 'utf8');
 
@@ -34,11 +34,7 @@ test("the guide's rollback without restore brings back exactly the backup taken 
   const kept = await openConversation(before.url, { message: 'before the upgrade' });
   const backup = path.join(dir, 'before-upgrade.db');
   assert.equal((await runOwner(dbPath, ['backup', backup])).code, 0);
-  // The backup an earlier release took: one schema version older.
-  const older = new DatabaseSync(backup);
-  const version = (older.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  older.exec(`ALTER TABLE conversations DROP COLUMN changed_at; PRAGMA user_version = ${version - 1}`);
-  older.close();
+  asOlderRelease(backup); // the backup an earlier release took: one schema version older
   const later = await openConversation(before.url, { message: 'after the upgrade' });
   await before.stop('SIGKILL'); // as a crash would: what came after the backup may still be in the -wal
   assert.ok(existsSync(`${dbPath}-wal`), 'a -wal is left beside the database');

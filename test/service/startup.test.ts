@@ -181,21 +181,18 @@ test('a read-only database file stops start-up instead of failing later', async 
 
 test('start-up says what looks misconfigured, one line each with its fix', async (t) => {
   const dir = tempDir(t);
-  const proxied = await startServerProcess(t, { DB_PATH: path.join(dir, 'a.db'), TRUST_PROXY: '1' });
-  assert.match(proxied.output(), /^Warning: TRUST_PROXY=1, but PUBLIC_BASE_URL is not set: .* set PUBLIC_BASE_URL/m);
-  await proxied.stop('SIGTERM');
-  const example = await startServerProcess(t, {
-    DB_PATH: path.join(dir, 'b.db'),
-    PUBLIC_BASE_URL: 'https://agents.example.org',
-  });
-  assert.match(example.output(), /^Warning: PUBLIC_BASE_URL is still an example \(agents\.example\.org\)/m);
-  await example.stop('SIGTERM');
-  const fine = await startServerProcess(t, {
-    DB_PATH: path.join(dir, 'c.db'),
-    PUBLIC_BASE_URL: 'https://contact.test',
-  });
-  assert.doesNotMatch(fine.output(), /Warning/);
-  await fine.stop('SIGTERM');
+  // Everything start-up printed, read once the server has stopped: no line can still be on its way.
+  const printed = async (env: Record<string, string>) => {
+    const server = await startServerProcess(t, env);
+    await server.stop('SIGTERM');
+    return server.output();
+  };
+  const proxied = await printed({ DB_PATH: path.join(dir, 'a.db'), TRUST_PROXY: '1' });
+  assert.match(proxied, /^Warning: TRUST_PROXY=1, but PUBLIC_BASE_URL is not set: .* set PUBLIC_BASE_URL/m);
+  const example = await printed({ DB_PATH: path.join(dir, 'b.db'), PUBLIC_BASE_URL: 'https://agents.example.org' });
+  assert.match(example, /^Warning: PUBLIC_BASE_URL is still an example \(agents\.example\.org\)/m);
+  const fine = await printed({ DB_PATH: path.join(dir, 'c.db'), PUBLIC_BASE_URL: 'https://contact.test' });
+  assert.doesNotMatch(fine, /Warning/);
 });
 
 test('a NOTIFY_COMMAND that does not exist or cannot be run stops start-up, naming it', async (t) => {
@@ -225,5 +222,6 @@ test('the first request for a host PUBLIC_BASE_URL does not name is logged once,
   await asked('other.internal');
   const warnings = service.logs.filter((entry) => entry.level === 'warn');
   assert.equal(warnings.length, 1, 'once');
-  assert.match(String(warnings[0]?.warning), /host proxy\.internal:8080, which PUBLIC_BASE_URL \(https:\/\/contact\.test/);
+  const named = /host proxy\.internal:8080, which PUBLIC_BASE_URL \(https:\/\/contact\.test/;
+  assert.match(String(warnings[0]?.warning), named);
 });

@@ -6,6 +6,7 @@ import { etagOf } from '../../directory/snapshot.ts';
 import { clientHas } from '../../http/conditional.ts';
 import { type Reply, type RequestContext } from '../../http/request-handler.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
+import { limitSentences } from '../../guide/limit-sentences.ts';
 
 const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();
 
@@ -13,6 +14,7 @@ const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();
 export function agentCard(app: App) {
   const base = app.config.publicBaseUrl;
   const poll = app.config.pollIntervalSeconds;
+  const shares = limitSentences(app.config, app.quotas).shares;
   const binding = (protocolBinding: string) => ({ url: `${base}/a2a`, protocolBinding, protocolVersion: '1.0' });
   return {
     name: 'Agent contact service',
@@ -43,7 +45,8 @@ export function agentCard(app: App) {
           'whose metadata.accessToken is your credential: send it as Authorization: Bearer <token> with every ' +
           'later request, and keep the task id. A human answers, often hours later: the task turns ' +
           `TASK_STATE_INPUT_REQUIRED with the reply. Check it at most once every ${poll} seconds, or register a ` +
-          'push notification config.',
+          'push notification config. Sign your requests with Web Bot Auth (HTTP Message Signatures) and the owner ' +
+          `sees who you are: ${shares}`,
         tags: ['contact', 'human', 'asynchronous'],
         examples: ['Hello! I maintain an open-source crawler; could it be listed in your directory?'],
         inputModes: ['text/plain'],

@@ -44,7 +44,7 @@ const kind = (rpc: number, http: number, status: string, reason: string, domain 
   status,
   reason,
   domain,
-  rpcHttp: [401, 403, 413, 429, 500].includes(http) ? http : 200,
+  rpcHttp: [401, 403, 413, 429, 500, 503].includes(http) ? http : 200,
 });
 
 export const KINDS = {
@@ -69,6 +69,11 @@ export const KINDS = {
   openingLimit: kind(429, 429, 'RESOURCE_EXHAUSTED', 'OPENING_LIMIT', OWN_DOMAIN),
   pollTooSoon: kind(429, 429, 'RESOURCE_EXHAUSTED', 'POLL_TOO_SOON', OWN_DOMAIN),
   requestLimit: kind(429, 429, 'RESOURCE_EXHAUSTED', 'REQUEST_LIMIT', OWN_DOMAIN),
+  unverifiedPool: kind(429, 429, 'RESOURCE_EXHAUSTED', 'UNVERIFIED_POOL', OWN_DOMAIN),
+  signatureMalformed: { ...kind(400, 400, 'INVALID_ARGUMENT', 'SIGNATURE_MALFORMED', OWN_DOMAIN), rpcHttp: 400 },
+  signatureInvalid: kind(401, 401, 'UNAUTHENTICATED', 'SIGNATURE_INVALID', OWN_DOMAIN),
+  keyDirectoryUnavailable: kind(503, 503, 'UNAVAILABLE', 'KEY_DIRECTORY_UNAVAILABLE', OWN_DOMAIN),
+  outboundBusy: kind(503, 503, 'UNAVAILABLE', 'OUTBOUND_BUSY', OWN_DOMAIN),
   internal: kind(-32603, 500, 'INTERNAL', 'INTERNAL', OWN_DOMAIN),
 } as const;
 export type KindName = keyof typeof KINDS;
@@ -113,6 +118,13 @@ const BY_REASON: Partial<Record<Reason, KindName>> = {
   too_many_openings: 'openingLimit',
   poll_too_soon: 'pollTooSoon',
   too_many_requests: 'requestLimit',
+  agent_share: 'dailyShare',
+  unverified_pool: 'unverifiedPool',
+  sender_blocked: 'blocked',
+  signature_malformed: 'signatureMalformed',
+  signature_invalid: 'signatureInvalid',
+  key_directory_unavailable: 'keyDirectoryUnavailable',
+  outbound_busy: 'outboundBusy',
   internal: 'internal',
   database_busy: 'internal',
   database_unavailable: 'internal',

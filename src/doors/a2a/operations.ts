@@ -61,7 +61,7 @@ export async function sendMessage(call: A2aCall) {
   if (call.holder === null) {
     if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('no_credential');
     const opening = { message: inbound.text, metadata: openingMetadata(params), key: inbound.key };
-    const opened = await app.open(opening, ctx.clientAddress, register);
+    const opened = await app.open(opening, ctx.client, register);
     return { task: openedTask(app, opened.id, opened.access_token, historyLength) };
   }
   const conversation = call.holder;
@@ -72,7 +72,7 @@ export async function sendMessage(call: A2aCall) {
   const result = await app.followUp(
     conversation,
     { message: inbound.text, key: inbound.key },
-    ctx.clientAddress,
+    ctx.client,
     register,
   );
   const now = app.store.conversationById(conversation.id) as Conversation;

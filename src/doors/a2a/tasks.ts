@@ -193,7 +193,10 @@ function messageOf(id: string, row: Row) {
     taskId: id,
     role: own ? 'ROLE_AGENT' : 'ROLE_USER',
     parts: [{ text: row.message, mediaType: 'text/plain' }],
-    metadata: { seq: row.seq, createdAt: row.created_at },
+    // A client's message carries the identity that signed it (null: unsigned); the owner's, none.
+    metadata: own
+      ? { seq: row.seq, createdAt: row.created_at }
+      : { seq: row.seq, createdAt: row.created_at, verifiedAgent: row.verified_agent },
   };
 }
 

@@ -47,6 +47,8 @@ export async function mcp(ctx: RequestContext): Promise<Reply> {
   let id: RpcId | null = null;
   try {
     const message = await readRpcRequest(ctx, MCP_BODY_BYTES);
+    // A signature refused (guards.ts signed): a tool call hears it as its tool error, anything else at the HTTP level.
+    if (ctx.signatureRefusal && message?.method !== 'tools/call') throw ctx.signatureRefusal;
     if (message === null) return { status: 202, body: '' }; // a notification or a response: nothing to answer
     id = message.id;
     const modern = isModern(ctx.req, message);

@@ -10,6 +10,7 @@ import { pollUpdates } from '../../runtime/polls.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { RequestContext } from '../../http/request-handler.ts';
+import type { Client } from '../../runtime/client-writes.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
@@ -30,7 +31,7 @@ import { mcpMaxWaitSeconds, SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList } fro
 
 interface ToolContext {
   readonly app: App;
-  readonly clientAddress: string;
+  readonly client: Client;
   readonly args: Record<string, unknown>;
   /** aborted when the client goes away: a waiting check_updates stops waiting */
   readonly whenGone: () => AbortSignal;
@@ -87,20 +88,20 @@ function getListing({ app, args }: ToolContext) {
   return found;
 }
 
-function openConversation({ app, args, clientAddress }: ToolContext) {
+function openConversation({ app, args, client }: ToolContext) {
   fieldsOf(args, ['message', 'metadata', 'idempotency_key']);
   const opening = {
     message: messageText(args.message),
     metadata: metadataOf(args.metadata),
     key: keyOf(args.idempotency_key),
   };
-  return app.open(opening, clientAddress);
+  return app.open(opening, client);
 }
 
-function sendMessage({ app, args, conversation, clientAddress }: WithConversation) {
+function sendMessage({ app, args, conversation, client }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token', 'message', 'idempotency_key']);
   const input = { message: messageText(args.message), key: keyOf(args.idempotency_key) };
-  return app.followUp(conversation, input, clientAddress);
+  return app.followUp(conversation, input, client);
 }
 
 function checkUpdatesTool({ app, args, conversation, whenGone }: WithConversation) {
@@ -146,19 +147,20 @@ export function toolsOf(app: App): ReturnType<typeof toolList> {
  * block, or its refusal as a result with isError. Undefined when there is no such tool.
  */
 export async function callTool(
-  ctx: Pick<RequestContext, 'app' | 'clientAddress' | 'whenGone' | 'refusalOf'>,
+  ctx: Pick<RequestContext, 'app' | 'client' | 'whenGone' | 'refusalOf' | 'signatureRefusal'>,
   name: unknown,
   args: unknown,
 ) {
   if (typeof name !== 'string' || !Object.hasOwn(RUN, name)) return undefined;
   try {
+    if (ctx.signatureRefusal) throw ctx.signatureRefusal; // judged before anything else of the request
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw refuse('not_an_object');
     }
     const run = RUN[name as ToolName];
     const value = (await run({
       app: ctx.app,
-      clientAddress: ctx.clientAddress,
+      client: ctx.client,
       args: (args ?? {}) as Record<string, unknown>,
       whenGone: ctx.whenGone,
     })) as object;

@@ -27,7 +27,7 @@ export async function openConversation(ctx: WithQuery): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message', 'metadata']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
   const opening = { message: messageText(body.message), metadata: metadataOf(body.metadata), key };
-  return { status: 201, body: await ctx.app.open(opening, ctx.clientAddress) };
+  return { status: 201, body: await ctx.app.open(opening, ctx.client) };
 }
 
 /** GET /api/v1/conversations/{id} */
@@ -47,7 +47,7 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
   const input = { message: messageText(body.message), key };
-  const result = await ctx.app.followUp(ctx.conversation, input, ctx.clientAddress);
+  const result = await ctx.app.followUp(ctx.conversation, input, ctx.client);
   return { status: result.duplicate ? 200 : 201, body: result };
 }
 

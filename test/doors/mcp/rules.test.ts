@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setBlocked } from '../../../src/rules/conversations.ts';
+import {  } from '../../../src/rules/conversations.ts';
+import { setBlocked } from '../../../src/rules/blocks.ts';
 import {
   fakeClock,
   newKey,

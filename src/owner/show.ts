@@ -1,0 +1,105 @@
+// The owner's commands that read one conversation whole: `show` (for the terminal, or --json) and
+// `export` (JSON Lines). Who wrote is shown as it is known: the self-declared name, and the identity
+// a Web Bot Auth signature proved for the opening and for each client message, or unverified.
+
+import { shown, shownBody } from '../base/terminal.ts';
+import { messageView } from '../rules/views.ts';
+import type { Conversation, Message, Store } from '../store/store.ts';
+import { agentLabel, findConversation, when, type Command } from './shared.ts';
+
+export const showCommands: Record<string, Command> = {
+  show: {
+    usage: 'show <id> [--json]',
+    options: { json: { type: 'boolean' } },
+    summary: 'the whole history of one conversation (an unambiguous id prefix is enough)',
+    run: ({ positionals, values, store }) => show(store, findConversation(store, positionals[0]), values.json === true),
+  },
+  export: {
+    usage: 'export [<id>]',
+    summary: 'conversations with their messages as JSON Lines on stdout (never a credential or its hash)',
+    run: ({ positionals: [id], store }) => {
+      const conversations = id === undefined ? store.owner.allConversations() : [findConversation(store, id)];
+      for (const c of conversations) {
+        process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
+      }
+    },
+  },
+};
+
+function allMessages(store: Store, conversation: Conversation): Message[] {
+  return store.messagesAfter(conversation.id, 0, conversation.last_seq);
+}
+
+function conversationJson(conversation: Conversation, messages: Message[]) {
+  const { id, status, blocked, created_at, expires_at, metadata, verified_agent } = conversation;
+  return {
+    id,
+    status,
+    blocked: blocked === 1,
+    created_at,
+    expires_at,
+    metadata: JSON.parse(metadata),
+    metadata_verified: false,
+    verified_agent,
+    messages: messages.map(messageView),
+  };
+}
+
+function show(store: Store, conversation: Conversation, json: boolean): void {
+  const messages = allMessages(store, conversation);
+  const pushes = pushTargets(store, conversation.id);
+  if (json) {
+    return void console.log(JSON.stringify({ ...conversationJson(conversation, messages), pushes }, null, 2));
+  }
+  console.log(`Conversation ${conversation.id}`);
+  console.log(`  status      ${conversation.status}${conversation.blocked ? ' (blocked)' : ''}`);
+  console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
+  console.log(`  from        ${agentLabel(conversation.metadata, conversation.verified_agent)}`);
+  for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
+    console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
+  }
+  // An agent that lost its credential is told to open a new conversation naming the old id.
+  for (const id of store.owner.conversationsNamedIn(conversation.id, messages)) {
+    console.log(`  names       conversation ${id}: the agent wrote its id`);
+  }
+  for (const id of store.owner.conversationsNaming(conversation.id)) {
+    console.log(`  named by    conversation ${id}: its agent wrote this id`);
+  }
+  for (const push of pushes) {
+    const label = push.kind === 'webhook' ? 'webhook' : 'a2a push';
+    console.log(`  ${label.padEnd(11)} ${shown(push.url)} (registered ${when(push.created_at)})`);
+    console.log(`              ${deliveryState(push)}`);
+  }
+  for (const message of messages) {
+    console.log(`\n#${message.seq}  ${author(message)}  ${when(message.created_at)}`);
+    console.log(shownBody(message.message));
+  }
+}
+
+/** Who wrote a message: you, or the client, with the identity that signed it, or unverified. */
+function author(message: Message): string {
+  if (message.author === 'owner') return 'you (owner)';
+  if (message.verified_agent === null) return 'client (unverified)';
+  return `client (verified: ${shown(message.verified_agent.replace(/^https?:\/\//, ''))})`;
+}
+
+/** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */
+function pushTargets(store: Store, conversationId: string) {
+  return store.outbox.targets(conversationId).map((target) => ({
+    kind: target.kind,
+    url: target.url,
+    created_at: target.created_at,
+    last_attempt_at: target.last_attempt_at,
+    last_outcome: target.last_outcome,
+    failures_in_a_row: target.failures,
+    events_waiting: store.outbox.pending(target.id),
+  }));
+}
+
+function deliveryState(push: ReturnType<typeof pushTargets>[number]): string {
+  const waiting = `${push.events_waiting} event${push.events_waiting === 1 ? '' : 's'} waiting`;
+  if (push.last_attempt_at === null) return `nothing sent yet; ${waiting}`;
+  const failures = push.failures_in_a_row === 1 ? '1 failure' : `${push.failures_in_a_row} failures`;
+  const outcome = shown(push.last_outcome ?? '');
+  return `last attempt ${when(push.last_attempt_at)}: ${outcome}; ${failures} in a row; ${waiting}`;
+}

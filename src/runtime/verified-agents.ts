@@ -1,0 +1,92 @@
+// Verified agents (Web Bot Auth): the identity a request's signature proves, judged once for every
+// door after the request rate and the Origin/Host checks and before anything else of the request.
+// An unsigned request is served as before, with nothing fetched; a signed one is read from its
+// headers (400 when they do not parse), judged for what needs no key (401: expired, not yet
+// valid, another algorithm), then its key is looked up in the agent's key directory, fetched
+// through the outbound guard and kept within bounds (identity/key-directory.ts; 503 when it
+// cannot be fetched), and its Ed25519 signature checked over the base rebuilt from this
+// service's own public authority (401 when it does not verify).
+
+import type { IncomingMessage } from 'node:http';
+import { SERVICE_VERSION } from '../base/version.ts';
+import { DirectoryBusy, KeyDirectories, type DirectoryAnswer } from '../identity/key-directory.ts';
+import { judgeBeforeKey, judgeSignature, readSignature, type SignedRequest } from '../identity/signed-request.ts';
+import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
+import { OutboundBusy } from '../outbound/lookups.ts';
+import { namesHost } from '../outbound/policy.ts';
+import { refuse } from '../refusals/refusal.ts';
+
+const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
+const DIRECTORY_MAX_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
+const DIRECTORY_TYPES =
+  'application/http-message-signatures-directory+json, application/jwk-set+json, application/json';
+
+/** What verifying needs of the app: its key directories, its outbound rules, its public URL, its clock. */
+export interface Verifier {
+  readonly keyDirectories: KeyDirectories;
+  readonly outboundPolicy: OutboundPolicy;
+  readonly config: { readonly publicBaseUrl: string };
+  now(): number;
+}
+
+/** The agents' key directories, fetched only through the outbound guard. */
+export function createKeyDirectories(policy: OutboundPolicy): KeyDirectories {
+  return new KeyDirectories({ fetchDirectory: (url) => fetchDirectory(url, policy) });
+}
+
+async function fetchDirectory(url: URL, policy: OutboundPolicy): Promise<DirectoryAnswer> {
+  const headers = { accept: DIRECTORY_TYPES, 'user-agent': `agent-contact-service/${SERVICE_VERSION} (key directory)` };
+  const maxBodyBytes = DIRECTORY_MAX_BYTES + 1; // one byte more: a body that fills it is too large
+  const request = { method: 'GET' as const, headers, timeoutMs: DIRECTORY_TIMEOUT_MS, maxBodyBytes };
+  let answer;
+  try {
+    answer = await sendOutbound(url, request, policy);
+  } catch (err) {
+    if (err instanceof OutboundBusy) throw new DirectoryBusy(err.message);
+    throw err;
+  }
+  if (answer.body.length > DIRECTORY_MAX_BYTES) throw new Error(`its body is larger than ${DIRECTORY_MAX_BYTES} bytes`);
+  return answer;
+}
+
+/**
+ * The identity the request's signature proves, or null when it is unsigned (then nothing is
+ * fetched, and nothing is awaited). Refuses with signature_malformed, signature_invalid or
+ * key_directory_unavailable.
+ */
+export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise<string> {
+  const reading = readSignature(req.headers, (host) => namesHost(host, app.outboundPolicy));
+  if (reading.kind === 'unsigned') return null;
+  if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
+  const early = judgeBeforeKey(reading, app.now());
+  if (early) throw refuse('signature_invalid', early.problem);
+  return withKey(app, req, reading);
+}
+
+async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest): Promise<string> {
+  const found = await app.keyDirectories.keyFor(signed.directoryUrl, signed.params.keyid, app.now());
+  if (found.kind === 'busy') {
+    const problem = 'too many key directories are being fetched at once';
+    throw refuse('key_directory_unavailable', problem, found.retryAfterSeconds);
+  }
+  if (found.kind === 'unavailable') throw refuse('key_directory_unavailable', found.problem, found.retryAfterSeconds);
+  const key = found.kind === 'key' ? found.key : undefined;
+  const judged = judgeSignature(signed, requestFacts(app, req), key, app.now());
+  if (judged.kind === 'invalid') throw refuse('signature_invalid', judged.problem);
+  return judged.identity;
+}
+
+/** The request as a signature covers it: this service's own public scheme and authority, never Host. */
+function requestFacts(app: Verifier, req: IncomingMessage) {
+  const base = new URL(app.config.publicBaseUrl);
+  const target = req.url ?? '/';
+  const mark = target.indexOf('?');
+  return {
+    method: req.method ?? 'GET',
+    authority: base.host,
+    scheme: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
+    path: mark === -1 ? target : target.slice(0, mark),
+    query: mark === -1 ? '' : target.slice(mark),
+    headers: req.headers,
+  };
+}
