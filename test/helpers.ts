@@ -147,6 +147,13 @@ export function assertRefused(response: ApiResponse, status: number, says: RegEx
   return message;
 }
 
+/** How many responses got each status: { 201: 5, 429: 25 }. */
+export function statuses(responses: readonly { status: number }[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
 /** Waits until `condition` holds, checking every 10 ms; fails naming `what` after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

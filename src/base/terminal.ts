@@ -49,6 +49,11 @@ export function shownBody(text: string): string {
  */
 export function senderLabel(agentName: string | null, verifiedAgent: string | null): string {
   const name = agentName ? shownShort(agentName, 40) : '(no name given)';
-  if (verifiedAgent !== null) return `${name} (verified: ${shownShort(verifiedAgent.replace(/^https?:\/\//, ''), 80)})`;
+  if (verifiedAgent !== null) return `${name} (${verifiedLabel(verifiedAgent)})`;
   return agentName ? `${name} (unverified)` : name;
+}
+
+/** A verified identity as the owner reads it: `verified: agent.example`, its scheme dropped. */
+export function verifiedLabel(identity: string): string {
+  return `verified: ${shownShort(identity.replace(/^https?:\/\//, ''), 80)}`;
 }

@@ -164,11 +164,12 @@ export const SCHEMAS = {
     message: messageText,
     metadata: { oneOf: [metadata, { type: 'null' }] },
   }),
-  CreationResult: object(['id', 'access_token', 'expires_at'], {
+  CreationResult: object(['id', 'access_token', 'expires_at', 'verified_agent'], {
     id: UUID,
     access_token: { type: 'string', pattern: CREDENTIAL_PATTERN },
     token_type: { const: 'Bearer' },
     expires_at: DATE_TIME,
+    verified_agent: VERIFIED_AGENT,
     ...links,
     privacy: STRING,
   }),

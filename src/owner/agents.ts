@@ -7,7 +7,7 @@ import type { Config } from '../base/config.ts';
 import { shown } from '../base/terminal.ts';
 import { utcDay } from '../base/time.ts';
 import type { Store } from '../store/store.ts';
-import { quotasIn, when, type Command } from './shared.ts';
+import { counted, quotasIn, when, type Command } from './shared.ts';
 
 export const agentsCommands: Record<string, Command> = {
   agents: {
@@ -22,7 +22,7 @@ export const agentsCommands: Record<string, Command> = {
 
 function agents(store: Store, config: Config, json: boolean): void {
   const day = utcDay(Date.now());
-  const share = quotasIn(store, config).quotas.agentShare ?? 0;
+  const share = quotasIn(store, config).quotas.agentShare;
   const rows = store.owner.agents().map((agent) => ({
     ...agent,
     messages_today: store.quotaCounts.count(day, `agent:${agent.identity}`),
@@ -33,7 +33,7 @@ function agents(store: Store, config: Config, json: boolean): void {
   if (rows.length === 0) return void console.log('No verified agent has written yet.');
   for (const row of rows) {
     const today = share === 0 ? `${row.messages_today} today` : `${row.messages_today} of ${share} today`;
-    const counts = `${row.conversations} conversation${row.conversations === 1 ? '' : 's'}, ${row.messages} messages`;
+    const counts = `${counted(row.conversations, 'conversation')}, ${counted(row.messages, 'message')}`;
     const mark = row.blocked ? 'BLOCKED ' : '        ';
     console.log(`${mark}${shown(row.identity)}  ${counts}, ${today}, last ${when(row.last_seen)}`);
   }

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.ts';
 import { utcDay } from '../base/time.ts';
 import { shown } from '../base/terminal.ts';
 import { listingsCheck } from './check-listings.ts';
-import { ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
+import { counted, ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
 
 const LISTINGS_USAGE =
   'listings import <file or -> | listings export | listings remove <slug> | listings stale [--days N] [--json] | ' +
@@ -38,7 +38,7 @@ export const maintenanceCommands: Record<string, Command> = {
     summary: 'delete conversations whose credential expired, with their messages and keys',
     run: ({ store }) => {
       const deleted = purgeExpired(store, Date.now());
-      console.log(`Deleted ${deleted} expired conversation${deleted === 1 ? '' : 's'} with their messages and keys.`);
+      console.log(`Deleted ${counted(deleted, 'expired conversation')} with their messages and keys.`);
     },
   },
 };
@@ -84,7 +84,7 @@ async function importListings(store: Store, file: string): Promise<void> {
   const added = incoming.filter((listing) => !stored.has(listing.slug as string)).length;
   const same = incoming.filter((listing) => stored.get(listing.slug as string) === JSON.stringify(listing)).length;
   const changed = incoming.length - added - same;
-  const listings = `${incoming.length} listing${incoming.length === 1 ? '' : 's'}`;
+  const listings = counted(incoming.length, 'listing');
   console.log(`Imported ${listings}: ${added} new, ${changed} changed, ${same} unchanged.`);
 }
 

@@ -81,6 +81,11 @@ export function asClause(sentence: string): string {
   return sentence.charAt(0).toLowerCase() + sentence.slice(1).replace(/`/g, '').replace(/\.$/, '');
 }
 
+/** A count with its noun: `1 message`, `2 messages`. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function when(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }

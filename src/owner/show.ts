@@ -2,10 +2,10 @@
 // `export` (JSON Lines). Who wrote is shown as it is known: the self-declared name, and the identity
 // a Web Bot Auth signature proved for the opening and for each client message, or unverified.
 
-import { shown, shownBody } from '../base/terminal.ts';
+import { shown, shownBody, verifiedLabel } from '../base/terminal.ts';
 import { messageView } from '../rules/views.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
-import { agentLabel, findConversation, when, type Command } from './shared.ts';
+import { agentLabel, counted, findConversation, when, type Command } from './shared.ts';
 
 export const showCommands: Record<string, Command> = {
   show: {
@@ -80,7 +80,7 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
 function author(message: Message): string {
   if (message.author === 'owner') return 'you (owner)';
   if (message.verified_agent === null) return 'client (unverified)';
-  return `client (verified: ${shown(message.verified_agent.replace(/^https?:\/\//, ''))})`;
+  return `client (${verifiedLabel(message.verified_agent)})`;
 }
 
 /** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */
@@ -97,7 +97,7 @@ function pushTargets(store: Store, conversationId: string) {
 }
 
 function deliveryState(push: ReturnType<typeof pushTargets>[number]): string {
-  const waiting = `${push.events_waiting} event${push.events_waiting === 1 ? '' : 's'} waiting`;
+  const waiting = `${counted(push.events_waiting, 'event')} waiting`;
   if (push.last_attempt_at === null) return `nothing sent yet; ${waiting}`;
   const failures = push.failures_in_a_row === 1 ? '1 failure' : `${push.failures_in_a_row} failures`;
   const outcome = shown(push.last_outcome ?? '');

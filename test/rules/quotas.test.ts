@@ -14,14 +14,9 @@ import {
   request,
   runOwner,
   startTestService,
+  statuses,
   tempDir,
 } from '../helpers.ts';
-
-const statuses = (responses: { status: number }[]) => {
-  const counts: Record<number, number> = {};
-  for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
-};
 
 test('40 openings in flight at once, bodies arriving late, store exactly CREATE_LIMIT_PER_HOUR of them', async (t) => {
   const service = await startTestService(t, { env: { CREATE_LIMIT_PER_HOUR: '5' } });

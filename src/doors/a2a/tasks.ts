@@ -176,6 +176,7 @@ export function taskOf(app: App, conversation: Conversation, historyLength: numb
       latestOwnerSeq: conversation.latest_owner_seq,
       expiresAt: conversation.expires_at,
       pollAfterSeconds: app.config.pollIntervalSeconds,
+      verifiedAgent: conversation.verified_agent, // the identity that signed the opening, or null
       ...extra,
     },
   };
