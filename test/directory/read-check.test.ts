@@ -68,7 +68,18 @@ async function listed(service: TestService, slug: string) {
   return (await request(service.url, 'GET', `/api/v1/directory/${slug}`)).body;
 }
 
-test('check records each outcome on the listing, for the API, the page, the table and --json', async (t) => {
+const SEVEN_SLUGS = [
+  'good-api',
+  'bad-docs',
+  'bad-json',
+  'keyed-example',
+  'server-error',
+  'nobody-home',
+  'private-address',
+];
+
+/** Serves a listing for each outcome of a read (and one with a keyed example) and checks them all once. */
+async function checkSevenOutcomes(t: TestContext) {
   const good = await site(t, (path, res) => {
     if (path === '/example.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('[1]');
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>docs</p>');
@@ -101,11 +112,14 @@ test('check records each outcome on the listing, for the API, the page, the tabl
     listing('nobody-home', { url: `${nothing}/`, docs_url: `${good.base}/f` }),
     listing('private-address', { url: 'https://10.1.2.3/', docs_url: `${good.base}/g` }),
   ]);
-
-  const slugs = ['good-api', 'bad-docs', 'bad-json', 'keyed-example', 'server-error', 'nobody-home', 'private-address'];
   // The fixture's own listings point at hosts of the internet: only these are checked.
-  const checked = await runOwner(service.dbPath, ['listings', 'check', ...slugs], { env: ALLOWED });
+  const checked = await runOwner(service.dbPath, ['listings', 'check', ...SEVEN_SLUGS], { env: ALLOWED });
   assert.equal(checked.code, 0, checked.stderr);
+  return { good, bad, service, checked };
+}
+
+test('check prints each outcome in its table', async (t) => {
+  const { checked } = await checkSevenOutcomes(t);
   assert.match(checked.stdout, /^Checked 7 listings on \d{4}-\d\d-\d\d: 2 passed, 5 failed\.$/m);
   assert.match(
     checked.stdout,
@@ -119,7 +133,10 @@ test('check records each outcome on the listing, for the API, the page, the tabl
     checked.stdout,
     /^private-address +FAILED +url: not read: the URL's host 10\.1\.2\.3 is a private address/m,
   );
+});
 
+test('check records each outcome on the listing, for the API and the page', async (t) => {
+  const { service } = await checkSevenOutcomes(t);
   const today = new Date().toISOString().slice(0, 10);
   const passed = await listed(service, 'good-api');
   assert.deepEqual(
@@ -134,7 +151,10 @@ test('check records each outcome on the listing, for the API, the page, the tabl
   const page = (await request(service.url, 'GET', '/listings/bad-docs')).text;
   assert.match(page, new RegExp(`Read check: on ${today} this service found a problem: docs_url: answered 404\\.`));
   assert.match((await request(service.url, 'GET', '/listings/good-api')).text, /found them answering\..*successfully/);
+});
 
+test('check only GETs, names itself in User-Agent, and never calls a keyed example', async (t) => {
+  const { good, bad } = await checkSevenOutcomes(t);
   const everyRequest = [...good.seen, ...bad.seen];
   assert.ok(
     everyRequest.every((seen) => seen.method === 'GET'),
@@ -148,7 +168,10 @@ test('check records each outcome on the listing, for the API, the page, the tabl
     everyRequest[0]?.userAgent,
   );
   assert.ok(!good.seen.some((seen) => seen.path.includes('api_key')), 'the keyed example was never called');
+});
 
+test('check --json reports each read of a listing', async (t) => {
+  const { service } = await checkSevenOutcomes(t);
   const report = await runOwner(service.dbPath, ['listings', 'check', 'bad-docs', '--json'], { env: ALLOWED });
   const [entry] = JSON.parse(report.stdout);
   assert.equal(entry.slug, 'bad-docs');

@@ -8,7 +8,7 @@ import { assertRefusal } from './refusal.ts';
 
 const NO_HOSTS: OutboundPolicy = { allowedHosts: [] };
 
-test('isPublicAddress takes public addresses and refuses every special-purpose range, mapped forms included', () => {
+test('isPublicAddress takes public IPv4 addresses and refuses every special-purpose IPv4 range', () => {
   const table: [string, boolean][] = [
     ['8.8.8.8', true],
     ['1.1.1.1', true],
@@ -44,6 +44,12 @@ test('isPublicAddress takes public addresses and refuses every special-purpose r
     ['239.255.255.250', false],
     ['240.0.0.1', false],
     ['255.255.255.255', false],
+  ];
+  for (const [address, expected] of table) assert.equal(isPublicAddress(address), expected, address);
+});
+
+test('isPublicAddress takes public IPv6 addresses and refuses every special-purpose IPv6 range', () => {
+  const table: [string, boolean][] = [
     ['2606:4700:4700::1111', true],
     ['2001:4860:4860::8888', true],
     ['2620:4f:8000::1', true],
@@ -68,6 +74,12 @@ test('isPublicAddress takes public addresses and refuses every special-purpose r
     ['64:ff9b:1::1', false],
     ['5f00::1', false],
     ['4000::1', false],
+  ];
+  for (const [address, expected] of table) assert.equal(isPublicAddress(address), expected, address);
+});
+
+test('isPublicAddress judges an IPv4 address written inside IPv6 (mapped, compatible, NAT64, 6to4) as IPv4', () => {
+  const table: [string, boolean][] = [
     ['::ffff:0:0:1', false],
     ['::ffff:8.8.8.8', true],
     ['::ffff:808:808', true],
@@ -86,6 +98,12 @@ test('isPublicAddress takes public addresses and refuses every special-purpose r
     ['2002:a00:5::1', false],
     ['2002:7f00:1::', false],
     ['2002:c0a8:101::1', false],
+  ];
+  for (const [address, expected] of table) assert.equal(isPublicAddress(address), expected, address);
+});
+
+test('isPublicAddress refuses what is not a plain address: a zone, a host name, an empty or malformed one', () => {
+  const table: [string, boolean][] = [
     ['fe80::1%eth0', false],
     ['localhost', false],
     ['', false],

@@ -15,12 +15,12 @@ import {
   request,
   startTestService,
   tempDir,
+  type TestService,
 } from '../helpers.ts';
 import { assertFailsWith, owner } from '../owner-run.ts';
 
-test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {
-  const service = await startTestService(t);
-  const dir = tempDir(t);
+/** Imports a file that changes one listing of the fixture and adds another. */
+async function importChangedAndAdded(service: TestService, dir: string) {
   const fixture = JSON.parse(readFileSync(FIXTURE_LISTINGS, 'utf8'));
   const changed = { ...fixture[0], name: 'Zeta Forum Renamed' };
   const added = { ...fixture[1], slug: 'brand-new-tool', name: 'Brand New Tool' };
@@ -29,6 +29,13 @@ test('listings import validates everything, upserts all or nothing, and the serv
   const imported = await owner(service, ['listings', 'import', good]);
   assert.equal(imported.code, 0, imported.stderr);
   assert.equal(imported.stdout.trim(), 'Imported 2 listings: 1 new, 1 changed, 0 unchanged.');
+  return { changed, added };
+}
+
+test('listings import validates everything, upserts all or nothing, and the server serves it at once', async (t) => {
+  const service = await startTestService(t);
+  const dir = tempDir(t);
+  const { added } = await importChangedAndAdded(service, dir);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/brand-new-tool')).body.name, 'Brand New Tool');
   assert.equal((await request(service.url, 'GET', '/api/v1/directory/zeta-forum')).body.name, 'Zeta Forum Renamed');
 
@@ -59,7 +66,12 @@ test('listings import validates everything, upserts all or nothing, and the serv
     /listing 3 \("unsourced"\): field_notes\[0\]\.source must be the https URL of the page read/,
   );
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/another-new'), 404, /No listing has this slug/);
+});
 
+test('listings export imports back unchanged, and import reads standard input', async (t) => {
+  const service = await startTestService(t);
+  const dir = tempDir(t);
+  const { changed } = await importChangedAndAdded(service, dir);
   const exported = await owner(service, ['listings', 'export']);
   const roundTrip = path.join(dir, 'export.json');
   writeFileSync(roundTrip, exported.stdout);
@@ -73,7 +85,12 @@ test('listings import validates everything, upserts all or nothing, and the serv
     await owner(service, ['listings', 'import', '-'], { input: '[{' }),
     /standard input is not valid JSON/,
   );
+});
 
+test('listings remove takes a listing off at once; a wrong slug, file or command is refused', async (t) => {
+  const service = await startTestService(t);
+  const dir = tempDir(t);
+  await importChangedAndAdded(service, dir);
   assert.equal((await owner(service, ['listings', 'remove', 'brand-new-tool'])).code, 0);
   assertRefused(await request(service.url, 'GET', '/api/v1/directory/brand-new-tool'), 404, /No listing has this slug/);
   assert.equal((await request(service.url, 'GET', '/api/v1/directory')).body.total, 12);

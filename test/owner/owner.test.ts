@@ -1,7 +1,7 @@
 // The owner script on conversations: inbox, show, reply, close and reopen, block, export.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import {
   assertRefused,
   fakeClock,
@@ -19,7 +19,8 @@ async function updates(service: TestService, conversation: { id: string; token: 
   });
 }
 
-test('inbox: waiting first, longest waiting on top, then blocked ones; closed ones hidden unless --all', async (t) => {
+/** Opens five conversations, oldest first; then the owner answers one, closes one and blocks the oldest. */
+async function openFiveConversations(t: TestContext) {
   const clock = fakeClock('2026-03-10T09:00:00.000Z');
   const service = await startTestService(t, { now: clock.now });
   const blocked = await openConversation(service.url, { message: 'oldest, but blocked' });
@@ -36,7 +37,11 @@ test('inbox: waiting first, longest waiting on top, then blocked ones; closed on
   assert.equal((await owner(service, ['reply', answered.id, 'Done.'])).code, 0);
   assert.equal((await owner(service, ['close', closed.id])).code, 0);
   assert.equal((await owner(service, ['block', blocked.id])).code, 0);
+  return { service, blocked, older, answered, newer, closed };
+}
 
+test('inbox: waiting first, longest waiting on top, then blocked ones; closed ones hidden unless --all', async (t) => {
+  const { service, blocked, older, answered, newer, closed } = await openFiveConversations(t);
   const inbox = await owner(service, ['inbox']);
   assert.equal(inbox.code, 0, inbox.stderr);
   const lines = inbox.stdout.trim().split('\n');

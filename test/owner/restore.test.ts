@@ -98,11 +98,8 @@ test('a restore after a crash restores the backup, not what the old -wal held', 
   await restarted.stop('SIGTERM');
 });
 
-test('restore refuses a file that is not a good backup and changes nothing', async (t) => {
-  const service = await startTestService(t);
-  await openConversation(service.url, { message: 'still here' });
-  const before = await exported(service.dbPath);
-  const dir = tempDir(t);
+/** Files that are not a good backup of this service, each wrong in one way. */
+async function makeBadBackups(dbPath: string, dir: string) {
   const notADatabase = path.join(dir, 'notes.txt');
   writeFileSync(notADatabase, 'not a database at all, but long enough to have a header'.repeat(20));
   const otherDatabase = path.join(dir, 'other.db');
@@ -110,14 +107,14 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
   other.exec('CREATE TABLE photos (id INTEGER PRIMARY KEY)');
   other.close();
   const newer = path.join(dir, 'newer.db');
-  assert.equal((await runOwner(service.dbPath, ['backup', newer])).code, 0);
+  assert.equal((await runOwner(dbPath, ['backup', newer])).code, 0);
   const fromNewer = new DatabaseSync(newer);
   fromNewer.exec('PRAGMA user_version = 999');
   fromNewer.close();
   // Backups of this service, each changed in one way: only a schema the migrations make is restored.
   const crafted = async (name: string, change: string) => {
     const file = path.join(dir, `${name}.db`);
-    assert.equal((await runOwner(service.dbPath, ['backup', file])).code, 0);
+    assert.equal((await runOwner(dbPath, ['backup', file])).code, 0);
     const db = new DatabaseSync(file);
     db.exec(`PRAGMA foreign_keys = OFF; ${change}`);
     db.close();
@@ -134,22 +131,31 @@ test('restore refuses a file that is not a good backup and changes nothing', asy
   const index = await crafted('index', 'CREATE INDEX extra ON messages (created_at)');
   const link = path.join(dir, 'link.db');
   symlinkSync(noOutbox, link);
+  return { notADatabase, otherDatabase, newer, noOutbox, noColumn, trigger, view, index, link };
+}
+
+test('restore refuses a file that is not a good backup and changes nothing', async (t) => {
+  const service = await startTestService(t);
+  await openConversation(service.url, { message: 'still here' });
+  const before = await exported(service.dbPath);
+  const dir = tempDir(t);
+  const bad = await makeBadBackups(service.dbPath, dir);
 
   const refusals: [string[], RegExp][] = [
     [['restore'], /give one backup file/],
     [['restore', path.join(dir, 'missing.db')], /missing\.db does not exist/],
-    [['restore', notADatabase], /not a readable SQLite database|cannot be opened/],
-    [['restore', otherDatabase], /not one of this service/],
-    [['restore', newer], /newer release \(schema 999/],
+    [['restore', bad.notADatabase], /not a readable SQLite database|cannot be opened/],
+    [['restore', bad.otherDatabase], /not one of this service/],
+    [['restore', bad.newer], /newer release \(schema 999/],
     [
-      ['restore', noOutbox],
+      ['restore', bad.noOutbox],
       /not a database this service's migrations make \(schema \d+\): the table outbox is missing/,
     ],
-    [['restore', noColumn], /table conversations lacks the column changed_at/],
-    [['restore', trigger], /there is a trigger wipe that the migrations do not make/],
-    [['restore', view], /there is a view everything that the migrations do not make/],
-    [['restore', index], /there is an index extra that the migrations do not make/],
-    [['restore', link], /link\.db is a symbolic link; give the backup file itself/],
+    [['restore', bad.noColumn], /table conversations lacks the column changed_at/],
+    [['restore', bad.trigger], /there is a trigger wipe that the migrations do not make/],
+    [['restore', bad.view], /there is a view everything that the migrations do not make/],
+    [['restore', bad.index], /there is an index extra that the migrations do not make/],
+    [['restore', bad.link], /link\.db is a symbolic link; give the backup file itself/],
     [['restore', service.dbPath], /is the live database/],
   ];
   for (const [args, says] of refusals) {

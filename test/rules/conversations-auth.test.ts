@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { ownerReply as reply } from '../../src/rules/conversations.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
@@ -21,17 +21,18 @@ function ownerReply(store: Store, id: string, message: string) {
   return reply(store, id, message, { at: Date.now(), dailyMaximum: 0 });
 }
 
-test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 for a bad id', async (t) => {
+/** Every conversation endpoint of this id; POST sends a follow-up. */
+const endpoints = (id: string) =>
+  [
+    ['GET', `/api/v1/conversations/${id}`],
+    ['GET', `/api/v1/conversations/${id}/messages`],
+    ['GET', `/api/v1/conversations/${id}/updates`],
+    ['POST', `/api/v1/conversations/${id}/messages`],
+  ] as const;
+
+test('bearer authentication: 401 with WWW-Authenticate for a missing, malformed or unknown credential', async (t) => {
   const service = await startTestService(t);
   const mine = await openConversation(service.url);
-  const theirs = await openConversation(service.url);
-  const paths = (id: string) =>
-    [
-      ['GET', `/api/v1/conversations/${id}`],
-      ['GET', `/api/v1/conversations/${id}/messages`],
-      ['GET', `/api/v1/conversations/${id}/updates`],
-      ['POST', `/api/v1/conversations/${id}/messages`],
-    ] as const;
   const badHeaders = [
     undefined,
     `Basic ${mine.token}`,
@@ -41,7 +42,7 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
     `Bearer ${mine.token}x`,
     `Bearer ${'0'.repeat(64)}`,
   ];
-  for (const [method, path] of paths(mine.id)) {
+  for (const [method, path] of endpoints(mine.id)) {
     for (const authorization of badHeaders) {
       const response = await request(service.url, method, path, {
         headers: authorization === undefined ? {} : { authorization },
@@ -59,6 +60,15 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
       assert.equal(response.headers.get('www-authenticate'), 'Bearer', `${method} ${path} ${authorization}`);
       assert.equal(response.headers.get('cache-control'), 'no-store');
     }
+  }
+  assert.equal(service.store.messageCount(), 1, 'no refused follow-up was stored');
+});
+
+test('bearer authentication: 403 for another id, 400 for a bad id or a credential in the URL', async (t) => {
+  const service = await startTestService(t);
+  const mine = await openConversation(service.url);
+  const theirs = await openConversation(service.url);
+  for (const [method, path] of endpoints(mine.id)) {
     const other = await request(service.url, method, path.replace(mine.id, theirs.id), {
       token: mine.token,
       key: newKey(),
@@ -79,6 +89,12 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
     assertRefused(inQuery, 400, /Never put the credential in a URL/);
     assert.ok(!inQuery.text.includes(mine.token));
   }
+  assert.equal(service.store.messageCount(), 2, 'no refused follow-up was stored');
+});
+
+test('bearer authentication: the id and the scheme name are case-insensitive', async (t) => {
+  const service = await startTestService(t);
+  const mine = await openConversation(service.url);
   const upper = await request(service.url, 'GET', `/api/v1/conversations/${mine.id.toUpperCase()}`, {
     token: mine.token,
   });
@@ -87,7 +103,6 @@ test('bearer authentication: 401 with WWW-Authenticate, 403 for another id, 400 
     headers: { authorization: `bearer ${mine.token}` },
   });
   assert.equal(scheme.status, 200, 'the scheme name is case-insensitive');
-  assert.equal(service.store.messageCount(), 2, 'no refused follow-up was stored');
 });
 
 test('a credential another server issued on the same database is accepted; an unknown one still is not', async (t) => {
@@ -148,7 +163,8 @@ test('a conversation the owner blocked answers 403 saying so', async (t) => {
   assert.equal((await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token })).status, 200);
 });
 
-test('history pages with after and limit, has_more and next_after', async (t) => {
+/** A conversation of five client messages and an owner's reply; returns how to read a page of it. */
+async function pagesOfSixMessages(t: TestContext) {
   const service = await startTestService(t);
   const { id, token } = await openConversation(service.url, { message: 'm1' });
   for (let i = 2; i <= 5; i++) {
@@ -159,9 +175,11 @@ test('history pages with after and limit, has_more and next_after', async (t) =>
     });
   }
   ownerReply(service.store, id, 'o6');
-  const page = (query: string) =>
-    request(service.url, 'GET', `/api/v1/conversations/${id}/messages${query}`, { token });
+  return (query: string) => request(service.url, 'GET', `/api/v1/conversations/${id}/messages${query}`, { token });
+}
 
+test('history pages with after and limit, has_more and next_after', async (t) => {
+  const page = await pagesOfSixMessages(t);
   const all = await page('');
   assert.deepEqual(
     all.body.items.map((m: { seq: number }) => m.seq),
@@ -203,7 +221,10 @@ test('history pages with after and limit, has_more and next_after', async (t) =>
   assert.equal((await page('?after=1&limit=4')).body.has_more, true, 'one more than `limit` remained');
   const past = await page('?after=99');
   assert.deepEqual(past.body, { items: [], has_more: false, next_after: 99 });
+});
 
+test('history refuses a bad after or limit with 400', async (t) => {
+  const page = await pagesOfSixMessages(t);
   for (const [query, pattern] of [
     ['?limit=0', /`limit` must be a whole number from 1 to 100/],
     ['?limit=101', /`limit`/],

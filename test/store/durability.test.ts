@@ -74,11 +74,8 @@ test("a restart loads the shipped listings only into an empty table, keeping the
   assert.equal((await request(second.url, 'GET', '/api/v1/directory')).body.total, 11);
 });
 
-test('the credential is only in the creation response: not server/owner output, other responses, the DB', async (t) => {
-  const dbPath = path.join(tempDir(t), 'service.db');
-  const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
-  const url = server.url;
-
+/** Opens two conversations, then uses the first one's credential on every REST endpoint, rightly and wrongly. */
+async function restTraffic(url: string) {
   const opened = await request(url, 'POST', '/api/v1/conversations', {
     key: newKey(),
     json: { message: 'secret plans' },
@@ -102,8 +99,11 @@ test('the credential is only in the creation response: not server/owner output, 
     responses.map((r) => r.status),
     [200, 200, 201, 200, 400, 403, 401, 404, 400, 413],
   );
+  return { id, token, otherId: other.body.id as string, responses };
+}
 
-  // The same through the MCP door, where the credential travels as an argument.
+/** The same through the MCP door, where the credential travels as an argument; opens one more conversation. */
+async function mcpTraffic(url: string, id: string, token: string, otherId: string) {
   const mcp = (name: string, args: object) =>
     request(url, 'POST', '/mcp', {
       headers: { 'content-type': 'application/json' },
@@ -118,7 +118,7 @@ test('the credential is only in the creation response: not server/owner output, 
     await mcp('read_messages', mine),
     await mcp('send_message', { ...mine, message: 'more through MCP' }),
     await mcp('check_updates', mine),
-    await mcp('read_messages', { ...mine, conversation_id: other.body.id }),
+    await mcp('read_messages', { ...mine, conversation_id: otherId }),
     await mcp('read_messages', { ...mine, access_token: token.toUpperCase() }),
     await mcp('send_message', { ...mine, message: token.repeat(200) }),
     await mcp('send_message', { ...mine, message: 'x', [token]: token }),
@@ -133,14 +133,11 @@ test('the credential is only in the creation response: not server/owner output, 
         : 'ok',
   );
   assert.deepEqual(codes, ['ok', 'ok', 'ok', 'ok', 403, 401, 400, 400, -32602, 'ok']);
-  responses.push(...mcpResults);
-  for (const response of responses) {
-    for (const secret of [token, mcpOpened.access_token]) {
-      assert.ok(!response.text.includes(secret), response.text.slice(0, 200));
-      for (const [name, value] of response.headers) assert.ok(!value.includes(secret), name);
-    }
-  }
+  return { mcpToken: mcpOpened.access_token, mcpResults };
+}
 
+/** The owner's commands that show a conversation; none prints its credential. */
+async function assertOwnerScriptNeverPrints(dbPath: string, id: string, token: string) {
   const ownerOutputs = await Promise.all(
     [
       ['inbox', '--all'],
@@ -157,9 +154,10 @@ test('the credential is only in the creation response: not server/owner output, 
     assert.ok(!(result.stdout + result.stderr).includes(token), 'the owner script never prints the credential');
   }
   assert.ok(ownerOutputs[4]?.stdout.includes('secret plans'), 'the export holds the messages');
+}
 
-  assert.equal(await server.stop('SIGTERM'), 0);
-  const output = server.output();
+/** The server printed its start line and one log line per request, of known fields: no credential, no message. */
+function assertServerOutputHoldsNoSecret(output: string, requests: number, secrets: string[]) {
   const [startLine, ...logLines] = output
     .trim()
     .split('\n')
@@ -174,18 +172,37 @@ test('the credential is only in the creation response: not server/owner output, 
     if ('refusal' in entry) fields.push('refusal');
     assert.deepEqual(Object.keys(entry), fields, line);
   }
-  assert.equal(logLines.length, responses.length + 3, 'one JSON line per request');
+  assert.equal(logLines.length, requests, 'one JSON line per request');
   assert.ok(output.includes('"status":201'), 'the request log was written');
   assert.ok(
-    !output.includes(token) && !output.includes(mcpOpened.access_token),
+    secrets.every((secret) => !output.includes(secret)),
     'no credential is in the server output',
   );
   assert.ok(!output.includes('secret plans'), 'message text is not logged');
+}
+
+test('the credential is only in the creation response: not server/owner output, other responses, the DB', async (t) => {
+  const dbPath = path.join(tempDir(t), 'service.db');
+  const server = await startServerProcess(t, { DB_PATH: dbPath, POLL_INTERVAL_SECONDS: '0' });
+  const { id, token, otherId, responses } = await restTraffic(server.url);
+  const { mcpToken, mcpResults } = await mcpTraffic(server.url, id, token, otherId);
+  responses.push(...mcpResults);
+  for (const response of responses) {
+    for (const secret of [token, mcpToken]) {
+      assert.ok(!response.text.includes(secret), response.text.slice(0, 200));
+      for (const [name, value] of response.headers) assert.ok(!value.includes(secret), name);
+    }
+  }
+  await assertOwnerScriptNeverPrints(dbPath, id, token);
+
+  assert.equal(await server.stop('SIGTERM'), 0);
+  // Besides these responses, three openings were requested: two through REST, one through MCP.
+  assertServerOutputHoldsNoSecret(server.output(), responses.length + 3, [token, mcpToken]);
 
   const files = [dbPath, `${dbPath}-wal`].filter(existsSync).map((file) => readFileSync(file));
   const everything = Buffer.concat(files);
   assert.equal(everything.indexOf(token), -1, 'the hex credential is not stored');
-  assert.equal(everything.indexOf(mcpOpened.access_token), -1, 'nor the one issued through MCP');
+  assert.equal(everything.indexOf(mcpToken), -1, 'nor the one issued through MCP');
   assert.equal(everything.indexOf(Buffer.from(token, 'hex')), -1, 'nor its raw bytes');
   const digest = createHash('sha256').update(token).digest();
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');

@@ -18,8 +18,8 @@ import {
   TaskState,
   type Task,
 } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
-import { request, runOwner, startTestService, waitUntil } from '../../helpers.ts';
+import { ClientFactory, ClientFactoryOptions, type Client, type RequestOptions } from '@a2a-js/sdk/client';
+import { request, runOwner, startTestService, waitUntil, type TestService } from '../../helpers.ts';
 
 const send = (text: string, extra: Record<string, unknown> = {}, messageId: string = randomUUID()) =>
   SendMessageRequest.fromJSON({
@@ -44,6 +44,78 @@ async function pushReceiver(t: TestContext) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a-push`, received };
 }
 
+type Receiver = Awaited<ReturnType<typeof pushReceiver>>;
+
+/** Opens a conversation: the answer comes at once with the task, its credential and how to use it. */
+async function openAndTakeCredential(client: Client) {
+  const started = Date.now();
+  const opened = (await client.sendMessage(send('Hello over A2A.'))) as Task;
+  assert.ok(Date.now() - started < 2_000, 'the opening answers at once: a human answers later');
+  assert.equal(opened.status?.state, TaskState.TASK_STATE_WORKING);
+  assert.equal(opened.id, opened.contextId);
+  const token = opened.metadata?.accessToken as string;
+  assert.match(token, /^[0-9a-f]{64}$/);
+  assert.match(textOf(opened), new RegExp(`Authorization: Bearer ${token}`));
+  assert.equal(opened.history[0]?.parts[0]?.content?.value, 'Hello over A2A.');
+  const auth: RequestOptions = { serviceParameters: { Authorization: `Bearer ${token}` } };
+  return { opened, token, auth };
+}
+
+async function registerPush(client: Client, taskId: string, receiver: Receiver, auth: RequestOptions) {
+  const pushConfig = TaskPushNotificationConfig.fromJSON({
+    taskId,
+    url: receiver.url,
+    token: 'receiver-token',
+    authentication: { scheme: 'Bearer', credentials: 'push-secret' },
+  });
+  const created = await client.createTaskPushNotificationConfig(pushConfig, auth);
+  assert.equal(created.url, receiver.url);
+  assert.equal(created.authentication?.credentials ?? '', '', 'never shown back');
+}
+
+/** The owner replies: the task asks for input again, and the push says so without any of the content. */
+async function ownerReplies(
+  service: TestService,
+  client: Client,
+  taskId: string,
+  receiver: Receiver,
+  auth: RequestOptions,
+) {
+  assert.equal((await runOwner(service.dbPath, ['reply', taskId, 'The owner answers.'])).code, 0);
+  const answered = await client.getTask(GetTaskRequest.fromJSON({ id: taskId }), auth);
+  assert.equal(answered.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+  assert.equal(textOf(answered), 'The owner answers.');
+  assert.equal(answered.history.at(-1)?.role, 2, 'ROLE_AGENT');
+  await waitUntil(() => receiver.received.length === 1, 'the push for the reply arrived');
+  const push = JSON.parse(receiver.received[0]!.body);
+  assert.deepEqual(push.statusUpdate.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  assert.equal(receiver.received[0]!.headers.authorization, 'Bearer push-secret');
+  assert.equal(receiver.received[0]!.headers['x-a2a-notification-token'], 'receiver-token');
+  assert.doesNotMatch(receiver.received[0]!.body, /The owner answers|Hello over|[0-9a-f]{64}/);
+}
+
+/** The owner closes (no more messages, nothing to cancel) and reopens; each change is pushed. */
+async function ownerClosesAndReopens(
+  service: TestService,
+  client: Client,
+  taskId: string,
+  receiver: Receiver,
+  auth: RequestOptions,
+) {
+  assert.equal((await runOwner(service.dbPath, ['close', taskId])).code, 0);
+  const closed = await client.getTask(GetTaskRequest.fromJSON({ id: taskId, historyLength: 1 }), auth);
+  assert.equal(closed.status?.state, TaskState.TASK_STATE_COMPLETED);
+  assert.equal(closed.history.length, 1);
+  await assert.rejects(client.sendMessage(send('After the close.'), auth), { name: 'UnsupportedOperationError' });
+  await assert.rejects(client.cancelTask(CancelTaskRequest.fromJSON({ id: taskId }), auth), {
+    name: 'TaskNotCancelableError',
+  });
+  assert.equal((await runOwner(service.dbPath, ['reopen', taskId])).code, 0);
+  const reopened = await client.listTasks(ListTasksRequest.fromJSON({}), auth);
+  assert.equal(reopened.tasks[0]?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+  await waitUntil(() => receiver.received.length === 3, 'pushes for the close and the reopen arrived');
+}
+
 const BINDINGS = [
   ['JSON-RPC', new ClientFactory()],
   [
@@ -64,29 +136,10 @@ for (const [binding, factory] of BINDINGS) {
     const client = await factory.createFromUrl(service.url);
     assert.equal(client.transport.protocolName, binding === 'JSON-RPC' ? 'JSONRPC' : 'HTTP+JSON');
 
-    const started = Date.now();
-    const opened = (await client.sendMessage(send('Hello over A2A.'))) as Task;
-    assert.ok(Date.now() - started < 2_000, 'the opening answers at once: a human answers later');
-    assert.equal(opened.status?.state, TaskState.TASK_STATE_WORKING);
-    assert.equal(opened.id, opened.contextId);
-    const token = opened.metadata?.accessToken as string;
-    assert.match(token, /^[0-9a-f]{64}$/);
-    assert.match(textOf(opened), new RegExp(`Authorization: Bearer ${token}`));
-    assert.equal(opened.history[0]?.parts[0]?.content?.value, 'Hello over A2A.');
-    const auth = { serviceParameters: { Authorization: `Bearer ${token}` } };
-
+    const { opened, token, auth } = await openAndTakeCredential(client);
     const rest = await request(service.url, 'GET', `/api/v1/conversations/${opened.id}`, { token });
     assert.equal(rest.body.metadata.agent_name, 'sdk-agent', 'the same conversation, read over REST');
-
-    const pushConfig = TaskPushNotificationConfig.fromJSON({
-      taskId: opened.id,
-      url: receiver.url,
-      token: 'receiver-token',
-      authentication: { scheme: 'Bearer', credentials: 'push-secret' },
-    });
-    const created = await client.createTaskPushNotificationConfig(pushConfig, auth);
-    assert.equal(created.url, receiver.url);
-    assert.equal(created.authentication?.credentials ?? '', '', 'never shown back');
+    await registerPush(client, opened.id, receiver, auth);
 
     const withTask = (await client.sendMessage(send('A follow-up.', { taskId: opened.id }), auth)) as Task;
     assert.equal(withTask.metadata?.lastSeq, 2);
@@ -96,30 +149,8 @@ for (const [binding, factory] of BINDINGS) {
     assert.equal(retried.metadata?.duplicate, true);
     assert.equal(retried.metadata?.lastSeq, 3, 'the retry wrote nothing');
 
-    assert.equal((await runOwner(service.dbPath, ['reply', opened.id, 'The owner answers.'])).code, 0);
-    const answered = await client.getTask(GetTaskRequest.fromJSON({ id: opened.id }), auth);
-    assert.equal(answered.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-    assert.equal(textOf(answered), 'The owner answers.');
-    assert.equal(answered.history.at(-1)?.role, 2, 'ROLE_AGENT');
-    await waitUntil(() => receiver.received.length === 1, 'the push for the reply arrived');
-    const push = JSON.parse(receiver.received[0]!.body);
-    assert.deepEqual(push.statusUpdate.status.state, 'TASK_STATE_INPUT_REQUIRED');
-    assert.equal(receiver.received[0]!.headers.authorization, 'Bearer push-secret');
-    assert.equal(receiver.received[0]!.headers['x-a2a-notification-token'], 'receiver-token');
-    assert.doesNotMatch(receiver.received[0]!.body, /The owner answers|Hello over|[0-9a-f]{64}/);
-
-    assert.equal((await runOwner(service.dbPath, ['close', opened.id])).code, 0);
-    const closed = await client.getTask(GetTaskRequest.fromJSON({ id: opened.id, historyLength: 1 }), auth);
-    assert.equal(closed.status?.state, TaskState.TASK_STATE_COMPLETED);
-    assert.equal(closed.history.length, 1);
-    await assert.rejects(client.sendMessage(send('After the close.'), auth), { name: 'UnsupportedOperationError' });
-    await assert.rejects(client.cancelTask(CancelTaskRequest.fromJSON({ id: opened.id }), auth), {
-      name: 'TaskNotCancelableError',
-    });
-    assert.equal((await runOwner(service.dbPath, ['reopen', opened.id])).code, 0);
-    const reopened = await client.listTasks(ListTasksRequest.fromJSON({}), auth);
-    assert.equal(reopened.tasks[0]?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-    await waitUntil(() => receiver.received.length === 3, 'pushes for the close and the reopen arrived');
+    await ownerReplies(service, client, opened.id, receiver, auth);
+    await ownerClosesAndReopens(service, client, opened.id, receiver, auth);
 
     const stream = client.sendMessageStream(send('Through the streaming call.'), auth);
     const events = [];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
-import { newKey, request, startTestService } from '../../helpers.ts';
+import { newKey, request, startTestService, type TestService } from '../../helpers.ts';
 import { call, MODERN, rpc, VERSION_KEY } from './calls.ts';
 
 test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-28), unknown tool -32602', async (t) => {
@@ -49,22 +49,28 @@ test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-2
   );
 });
 
-test('2026-07-28 headers must match the body: missing or different -32020, unsupported version -32022', async (t) => {
+const SUPPORTED = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26'];
+
+/** Sends a message with these headers and expects that error; returns it for further checks. */
+async function expectError(
+  service: TestService,
+  message: object,
+  headers: Record<string, string>,
+  status: number,
+  code: number,
+  says: RegExp,
+  modern = true,
+) {
+  const response = await rpc(service, message as Record<string, unknown>, { modern, headers });
+  assert.deepEqual([response.status, response.body.error?.code], [status, code], response.text);
+  assert.match(response.body.error.message, says);
+  return response.body.error;
+}
+
+test('2026-07-28 headers must match the body: missing or different -32020; a Base64 Mcp-Name is decoded', async (t) => {
   const service = await startTestService(t);
-  const check = async (
-    message: object,
-    headers: Record<string, string>,
-    status: number,
-    code: number,
-    says: RegExp,
-    modern = true,
-  ) => {
-    const response = await rpc(service, message as Record<string, unknown>, { modern, headers });
-    assert.deepEqual([response.status, response.body.error?.code], [status, code], response.text);
-    assert.match(response.body.error.message, says);
-    return response.body.error;
-  };
-  await check(
+  await expectError(
+    service,
     call('tools/list'),
     { 'mcp-method': '' },
     400,
@@ -78,20 +84,26 @@ test('2026-07-28 headers must match the body: missing or different -32020, unsup
   );
   assert.deepEqual([noMethod.status, noMethod.body.error.code], [400, -32020]);
   assert.match(noMethod.body.error.message, /Mcp-Method is missing/);
-  await check(call('tools/list'), { 'mcp-method': 'tools/call' }, 400, -32020, /Mcp-Method/);
-  await check(
+  await expectError(service, call('tools/list'), { 'mcp-method': 'tools/call' }, 400, -32020, /Mcp-Method/);
+  await expectError(
+    service,
     call('tools/call', { name: 'get_listing', arguments: { slug: 'alpha-api' } }),
     { 'mcp-name': 'search_directory' },
     400,
     -32020,
     /Mcp-Name/,
   );
-  await check(call('tools/list'), { 'mcp-protocol-version': '2025-11-25' }, 400, -32020, /MCP-Protocol-Version/);
+  const otherVersion = { 'mcp-protocol-version': '2025-11-25' };
+  await expectError(service, call('tools/list'), otherVersion, 400, -32020, /MCP-Protocol-Version/);
   const encoded = await rpc(service, call('tools/call', { name: 'get_listing', arguments: { slug: 'alpha-api' } }), {
     modern: true,
     headers: { 'mcp-name': `=?base64?${Buffer.from('get_listing').toString('base64')}?=` },
   });
   assert.equal(encoded.body.result.structuredContent.slug, 'alpha-api', 'a Base64 Mcp-Name is decoded');
+});
+
+test('an unsupported version -32022 lists those supported; 2026-07-28 only in the header -32602', async (t) => {
+  const service = await startTestService(t);
   const future = await rpc(
     service,
     { ...call('tools/list'), params: { _meta: { [VERSION_KEY]: '2099-01-01' } } },
@@ -99,9 +111,10 @@ test('2026-07-28 headers must match the body: missing or different -32020, unsup
   );
   assert.deepEqual(
     [future.status, future.body.error.code, future.body.error.data],
-    [400, -32022, { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' }],
+    [400, -32022, { supported: SUPPORTED, requested: '2099-01-01' }],
   );
-  const legacyUnknown = await check(
+  const legacyUnknown = await expectError(
+    service,
     call('tools/list'),
     { 'mcp-protocol-version': '2024-01-01' },
     400,
@@ -109,8 +122,9 @@ test('2026-07-28 headers must match the body: missing or different -32020, unsup
     /Unsupported protocol version "2024-01-01"/,
     false,
   );
-  assert.deepEqual(legacyUnknown.data.supported, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
-  await check(call('tools/list'), { 'mcp-protocol-version': MODERN }, 400, -32602, /params\._meta has no/, false);
+  assert.deepEqual(legacyUnknown.data.supported, SUPPORTED);
+  const modernHeader = { 'mcp-protocol-version': MODERN };
+  await expectError(service, call('tools/list'), modernHeader, 400, -32602, /params\._meta has no/, false);
 });
 
 test('notifications and responses get 202 with no body; GET and DELETE get 405; OPTIONS gets 204', async (t) => {

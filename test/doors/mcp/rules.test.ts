@@ -2,7 +2,7 @@
 // and one set of rules with the REST door.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import {  } from '../../../src/rules/conversations.ts';
 import { setBlocked } from '../../../src/rules/blocks.ts';
 import {
@@ -23,12 +23,36 @@ async function refusal(service: TestService, name: string, args: unknown, code: 
   return refused!;
 }
 
-test('every refusal is a tool result with the status REST would answer, worded for tool arguments', async (t) => {
+/** A service on a fake clock with low limits: 5 messages a day, 2 openings an hour. */
+async function startLimitedService(t: TestContext) {
   const clock = fakeClock();
   const service = await startTestService(t, {
     now: clock.now,
     env: { DAILY_MESSAGE_LIMIT: '5', CREATE_LIMIT_PER_HOUR: '2' },
   });
+  return { clock, service };
+}
+
+/** Opens one conversation through MCP and one through REST: both of the hour's openings. */
+async function openMineAndTheirs(service: TestService, key = newKey()) {
+  const mine = (await tool(service, 'open_conversation', { message: 'first', idempotency_key: key })).ok as {
+    id: string;
+    access_token: string;
+  };
+  const theirs = await openConversation(service.url);
+  const credential = { conversation_id: mine.id, access_token: mine.access_token };
+  return { mine, theirs, credential };
+}
+
+/** With the two openings, three follow-ups make the day's 5 messages. */
+async function sendTheDaysLastMessages(service: TestService, credential: object) {
+  for (const message of ['two', 'three', 'four']) {
+    assert.ok((await tool(service, 'send_message', { ...credential, message })).ok, message);
+  }
+}
+
+test('bad arguments are refused as a tool result with status 400 or 404, worded for tool arguments', async (t) => {
+  const { service } = await startLimitedService(t);
   await refusal(service, 'open_conversation', { message: '' }, 400, /The argument `message` must not be empty/);
   await refusal(
     service,
@@ -59,11 +83,13 @@ test('every refusal is a tool result with the status REST would answer, worded f
     404,
     /No listing has this slug\. search_directory lists every slug/,
   );
+  await refusal(service, 'read_messages', [], 400, /The tool arguments must be a JSON object/);
+});
+
+test('a bad credential is refused with 401, 400 or 403, and a reused idempotency_key with 409', async (t) => {
+  const { service } = await startLimitedService(t);
   const key = newKey();
-  const mine = (await tool(service, 'open_conversation', { message: 'first', idempotency_key: key })).ok as {
-    id: string;
-    access_token: string;
-  };
+  const { mine, theirs, credential } = await openMineAndTheirs(service, key);
   await refusal(
     service,
     'open_conversation',
@@ -71,8 +97,6 @@ test('every refusal is a tool result with the status REST would answer, worded f
     409,
     /This idempotency_key already opened a conversation/,
   );
-  const theirs = await openConversation(service.url);
-  const credential = { conversation_id: mine.id, access_token: mine.access_token };
   await refusal(service, 'read_messages', { conversation_id: mine.id }, 401, /Send the access_token argument/);
   await refusal(
     service,
@@ -107,12 +131,15 @@ test('every refusal is a tool result with the status REST would answer, worded f
     409,
     /idempotency_key was already used for a different message/,
   );
+});
+
+test('limits are refused with 429: a poll too soon, past the daily maximum, a third opening in the hour', async (t) => {
+  const { service } = await startLimitedService(t);
+  const { credential } = await openMineAndTheirs(service);
   assert.ok((await tool(service, 'check_updates', credential)).ok);
   const soon = await refusal(service, 'check_updates', credential, 429, /at most once every 60 seconds/);
   assert.equal(soon.retry_after_seconds, 55);
-  // the 4th message of the day: theirs, mine, two, three
-  await tool(service, 'send_message', { ...credential, message: 'three' });
-  await tool(service, 'send_message', { ...credential, message: 'four' }); // the 5th
+  await sendTheDaysLastMessages(service, credential);
   const full = await refusal(
     service,
     'send_message',
@@ -128,6 +155,13 @@ test('every refusal is a tool result with the status REST would answer, worded f
     429,
     /At most 2 conversations may be opened per hour/,
   );
+});
+
+test('a blocked conversation is refused with 403, a closed one and an expired credential with 410', async (t) => {
+  const { clock, service } = await startLimitedService(t);
+  const { mine, theirs, credential } = await openMineAndTheirs(service);
+  // With the day's messages spent, a closed conversation must still say so rather than 429.
+  await sendTheDaysLastMessages(service, credential);
   setBlocked(service.store, theirs.id, true);
   await refusal(
     service,
@@ -140,8 +174,13 @@ test('every refusal is a tool result with the status REST would answer, worded f
   await refusal(service, 'send_message', { ...credential, message: 'closed' }, 410, /owner closed this conversation/);
   clock.advance(366 * 86_400_000);
   await refusal(service, 'get_conversation', credential, 410, /This credential expired at/);
-  await refusal(service, 'read_messages', [], 400, /The tool arguments must be a JSON object/);
 });
+
+/** The status of a poll for updates through the REST door. */
+async function pollOverRest(service: TestService, credential: { conversation_id: string; access_token: string }) {
+  const path = `/api/v1/conversations/${credential.conversation_id}/updates`;
+  return (await request(service.url, 'GET', path, { token: credential.access_token })).status;
+}
 
 test("one set of rules on both doors: each reads the other's conversations; shared keys and poll clock", async (t) => {
   const clock = fakeClock();
@@ -182,25 +221,11 @@ test("one set of rules on both doors: each reads the other's conversations; shar
     (await tool(service, 'send_message', { ...credential, message: 'once', idempotency_key: followKey })).ok,
     { message: posted.body.message, duplicate: true },
   );
-  assert.equal(
-    (
-      await request(service.url, 'GET', `/api/v1/conversations/${credential.conversation_id}/updates`, {
-        token: credential.access_token,
-      })
-    ).status,
-    200,
-  );
+  assert.equal(await pollOverRest(service, credential), 200);
   await refusal(service, 'check_updates', credential, 429, /Poll this conversation at most once/);
   clock.advance(60_000);
   assert.ok((await tool(service, 'check_updates', credential)).ok);
-  assert.equal(
-    (
-      await request(service.url, 'GET', `/api/v1/conversations/${credential.conversation_id}/updates`, {
-        token: credential.access_token,
-      })
-    ).status,
-    429,
-  );
+  assert.equal(await pollOverRest(service, credential), 429);
   const notified = () =>
     service.logs.filter((entry) => entry.notify === 'failed').map((entry) => entry.conversation_id);
   await waitUntil(() => notified().length >= 3, 'the three new messages were handed to the notifier');

@@ -6,13 +6,74 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { findChromium, openPage } from './browser.ts';
+import { findChromium, openPage, type Page } from './browser.ts';
 import { SERVER_TIMEOUTS } from '../../../src/http/server.ts';
 import { ROOT, startTestService } from '../../helpers.ts';
 
 const chromium = findChromium();
 // Outside the repository, kept after the run on purpose: these are for a person to open.
 const SCREENSHOTS = path.join(tmpdir(), 'agent-contact-service-screenshots');
+
+/** Searches for "weather" through the form: every result mentions it. */
+async function searchForWeather(page: Page) {
+  await page.navigateBy(
+    `(() => { document.querySelector('#q').value = 'weather'; ` +
+      `document.querySelector('form[role=search]').requestSubmit(); })()`,
+  );
+  assert.match(await page.evaluate<string>('location.search'), /q=weather/);
+  const found = await page.evaluate<string[]>(
+    '[...document.querySelectorAll("ol.listings article")].map((a) => a.textContent.toLowerCase())',
+  );
+  assert.ok(found.length >= 2, `${found.length} results for weather`);
+  assert.ok(found.every((text) => text.includes('weather')));
+}
+
+/** Filters by a category through the form, then by kind through the tabs. */
+async function filterByCategoryAndKind(page: Page) {
+  await page.navigateBy(
+    `(() => { document.querySelector('#category').value = 'research'; ` +
+      `document.querySelector('form[role=search]').requestSubmit(); })()`,
+  );
+  const categories = await page.evaluate<string[]>(
+    '[...document.querySelectorAll("ol.listings .meta")].map((m) => m.textContent)',
+  );
+  assert.ok(categories.length >= 3);
+  assert.ok(
+    categories.every((meta) => meta.includes('· research ·')),
+    categories.join(' / '),
+  );
+  assert.equal(
+    await page.evaluate('document.querySelector("#category").value'),
+    'research',
+    'the filter stays selected',
+  );
+
+  await page.navigateBy('document.querySelector(\'.tabs a[href="/?kind=tool"]\').click()');
+  const kinds = await page.evaluate<string[]>(
+    '[...document.querySelectorAll("ol.listings .meta")].map((m) => m.textContent)',
+  );
+  assert.ok(kinds.length > 0 && kinds.every((meta) => meta.startsWith('Tool ·')));
+  assert.equal(await page.evaluate('document.querySelector(\'.tabs [aria-current="page"]\').textContent'), 'Tools');
+}
+
+/** On a 390 px phone, the home page, a filtered page and every listing page fit without sideways scrolling. */
+async function assertEveryPageFitsAPhone(page: Page, serviceUrl: string) {
+  await page.setViewport(390, 844, true);
+  const slugs = (
+    (await (await fetch(`${serviceUrl}/api/v1/directory?limit=100`)).json()) as { items: { slug: string }[] }
+  ).items.map((item) => item.slug);
+  const wide: string[] = [];
+  for (const path of ['/', '/?category=robots', ...slugs.map((slug) => `/listings/${slug}`)]) {
+    await page.goto(`${serviceUrl}${path}`);
+    // clientWidth, not innerWidth: a phone widens its layout viewport to fit a page that overflows.
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    if (overflow > 0) wide.push(`${path} (${overflow}px)`);
+  }
+  assert.deepEqual(wide, [], 'every page fits a 390 px phone without sideways scrolling');
+  assert.ok(slugs.length >= 40, `${slugs.length} listing pages checked`);
+}
 
 test(
   'the directory page works in a real browser',
@@ -35,42 +96,9 @@ test(
     );
     await page.screenshot(path.join(SCREENSHOTS, 'home.png'));
 
-    await page.navigateBy(
-      `(() => { document.querySelector('#q').value = 'weather'; ` +
-        `document.querySelector('form[role=search]').requestSubmit(); })()`,
-    );
-    assert.match(await page.evaluate<string>('location.search'), /q=weather/);
-    const found = await page.evaluate<string[]>(
-      '[...document.querySelectorAll("ol.listings article")].map((a) => a.textContent.toLowerCase())',
-    );
-    assert.ok(found.length >= 2, `${found.length} results for weather`);
-    assert.ok(found.every((text) => text.includes('weather')));
-
+    await searchForWeather(page);
     await page.goto(`${service.url}/`);
-    await page.navigateBy(
-      `(() => { document.querySelector('#category').value = 'research'; ` +
-        `document.querySelector('form[role=search]').requestSubmit(); })()`,
-    );
-    const categories = await page.evaluate<string[]>(
-      '[...document.querySelectorAll("ol.listings .meta")].map((m) => m.textContent)',
-    );
-    assert.ok(categories.length >= 3);
-    assert.ok(
-      categories.every((meta) => meta.includes('· research ·')),
-      categories.join(' / '),
-    );
-    assert.equal(
-      await page.evaluate('document.querySelector("#category").value'),
-      'research',
-      'the filter stays selected',
-    );
-
-    await page.navigateBy('document.querySelector(\'.tabs a[href="/?kind=tool"]\').click()');
-    const kinds = await page.evaluate<string[]>(
-      '[...document.querySelectorAll("ol.listings .meta")].map((m) => m.textContent)',
-    );
-    assert.ok(kinds.length > 0 && kinds.every((meta) => meta.startsWith('Tool ·')));
-    assert.equal(await page.evaluate('document.querySelector(\'.tabs [aria-current="page"]\').textContent'), 'Tools');
+    await filterByCategoryAndKind(page);
 
     await page.navigateBy('document.querySelector(".pages a[rel=next]").click()');
     assert.match(await page.evaluate<string>('location.search'), /offset=20/);
@@ -84,21 +112,7 @@ test(
     // The stylesheet applies under the pages' Content-Security-Policy (it allows exactly that one).
     assert.equal(await page.evaluate('getComputedStyle(document.body).maxWidth'), '800px');
 
-    await page.setViewport(390, 844, true);
-    const slugs = (
-      (await (await fetch(`${service.url}/api/v1/directory?limit=100`)).json()) as { items: { slug: string }[] }
-    ).items.map((item) => item.slug);
-    const wide: string[] = [];
-    for (const path of ['/', '/?category=robots', ...slugs.map((slug) => `/listings/${slug}`)]) {
-      await page.goto(`${service.url}${path}`);
-      // clientWidth, not innerWidth: a phone widens its layout viewport to fit a page that overflows.
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-      );
-      if (overflow > 0) wide.push(`${path} (${overflow}px)`);
-    }
-    assert.deepEqual(wide, [], 'every page fits a 390 px phone without sideways scrolling');
-    assert.ok(slugs.length >= 40, `${slugs.length} listing pages checked`);
+    await assertEveryPageFitsAPhone(page, service.url);
     await page.goto(`${service.url}/listings/open-meteo`);
     await page.screenshot(path.join(SCREENSHOTS, 'listing-phone.png'));
     await page.goto(`${service.url}/`);

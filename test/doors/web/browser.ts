@@ -28,8 +28,8 @@ export interface Page {
   screenshot(file: string): Promise<void>;
 }
 
-/** Starts headless Chromium with a fresh profile and opens one page; closed when the test ends. */
-export async function openPage(t: TestContext, executable: string): Promise<Page> {
+/** Starts headless Chromium with a fresh profile, killed when the test ends; returns its DevTools endpoint. */
+async function launchChromium(t: TestContext, executable: string): Promise<string> {
   const profile = tempDir(t);
   // The flags keep Chromium off the network: this machine refuses everything but loopback.
   const child = spawn(
@@ -56,7 +56,7 @@ export async function openPage(t: TestContext, executable: string): Promise<Page
     await exited;
   });
   let stderr = '';
-  const endpoint = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       const found = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
@@ -64,7 +64,10 @@ export async function openPage(t: TestContext, executable: string): Promise<Page
     });
     child.on('exit', (code) => reject(new Error(`chromium exited with ${code}: ${stderr.slice(-500)}`)));
   });
+}
 
+/** A DevTools connection, closed when the test ends: commands with their answers, and the events. */
+async function connect(t: TestContext, endpoint: string) {
   const socket = new WebSocket(endpoint);
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
@@ -91,7 +94,12 @@ export async function openPage(t: TestContext, executable: string): Promise<Page
       pending.set(id, { resolve, reject });
       socket.send(JSON.stringify({ id, method, params, sessionId }));
     });
+  return { send, listeners };
+}
 
+/** Starts headless Chromium with a fresh profile and opens one page; closed when the test ends. */
+export async function openPage(t: TestContext, executable: string): Promise<Page> {
+  const { send, listeners } = await connect(t, await launchChromium(t, executable));
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
   const command = (method: string, params: object = {}) => send(method, params, sessionId);
