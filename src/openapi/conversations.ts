@@ -13,10 +13,12 @@ export const CONVERSATION_PATHS = {
       parameters: [key],
       body: 'CreateConversation',
       scopes: ['post', 'open'],
+      signed: true,
       description:
         'The credential is returned only in this response. A retry with the same key gets 409 and no ' +
         'credential; when the response was lost, start again with a new key (a random UUID). Counts toward ' +
-        "the shared daily maximum and the address's share of it.",
+        "the shared daily maximum and its sender's share of it: a verified agent's, or else the address's and " +
+        'the pool all unsigned senders share.',
       ok: {
         '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
       },
@@ -30,6 +32,7 @@ export const CONVERSATION_PATHS = {
       parameters: [id],
       ok: { '200': { description: 'The conversation.', content: json(ref('Conversation')) } },
       scopes: ['bearer'],
+      signed: true,
     }),
   },
   '/api/v1/conversations/{id}/messages': {
@@ -38,6 +41,7 @@ export const CONVERSATION_PATHS = {
       tag: 'conversations',
       bearer: true,
       scopes: ['bearer', 'history'],
+      signed: true,
       parameters: [
         id,
         after('The last seq already read; 0 initially.'),
@@ -59,10 +63,11 @@ export const CONVERSATION_PATHS = {
       parameters: [id, key],
       body: 'FollowUp',
       scopes: ['bearer', 'post', 'follow'],
+      signed: true,
       description:
         'A new Idempotency-Key per message. The same key with the identical body answers 200 with the ' +
         'original message and duplicate true; with a different body, 409. Counts toward the day and toward ' +
-        "the conversation's and the address's shares of it.",
+        "the conversation's share and its sender's (a verified agent's, or else the address's and the pool).",
       ok: {
         '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
         '200': {
@@ -78,6 +83,7 @@ export const CONVERSATION_PATHS = {
       tag: 'conversations',
       bearer: true,
       scopes: ['bearer', 'updates'],
+      signed: true,
       parameters: [
         id,
         after('new_reply is true when an owner message has seq > after.'),
@@ -107,6 +113,7 @@ export const CONVERSATION_PATHS = {
       parameters: [id],
       body: 'WebhookRegistration',
       scopes: ['bearer', 'post', 'webhook'],
+      signed: true,
       statuses: [...EVERY_ERROR, 503],
       description:
         'One webhook per conversation; PUT again replaces it. The URL must use https and resolve to public ' +
@@ -122,7 +129,8 @@ export const CONVERSATION_PATHS = {
       bearer: true,
       parameters: [id],
       scopes: ['bearer', 'webhook'],
-      statuses: [...EVERY_ERROR, 404],
+      signed: true,
+      statuses: [...EVERY_ERROR, 404, 503],
       ok: { '200': { description: 'The webhook.', content: json(ref('Webhook')) } },
     }),
     delete: operation('deleteWebhook', {
@@ -131,7 +139,8 @@ export const CONVERSATION_PATHS = {
       bearer: true,
       parameters: [id],
       scopes: ['bearer', 'webhook'],
-      statuses: [...EVERY_ERROR, 404],
+      signed: true,
+      statuses: [...EVERY_ERROR, 404, 503],
       ok: { '204': { description: 'Removed.' } },
     }),
   },

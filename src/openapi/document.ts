@@ -124,14 +124,15 @@ export const OPENAPI_DOCUMENT = {
               'A JSON-RPC error: -32700 malformed JSON; -32600 not one JSON-RPC 2.0 request (a batch ' +
               'included); -32020 MCP-Protocol-Version, Mcp-Method or Mcp-Name that do not match the body; ' +
               '-32022 an unsupported protocol version, with the supported list; -32602 a 2026-07-28 header ' +
-              'without its _meta.',
-            content: json(ref('JsonRpcMessage')),
+              'without its _meta. Or, as the REST error body, `signature_malformed` for a request other than ' +
+              'tools/call (a tool call hears of a bad signature as its tool error).',
+            content: json({ oneOf: [ref('JsonRpcMessage'), ref('Error')] }),
           },
           '404': {
             description: 'A JSON-RPC error -32601: a method the 2026-07-28 revision does not have.',
             content: json(ref('JsonRpcMessage')),
           },
-          ...errors(['mcp', 'post'], [403, 413, 415, 429, 500]),
+          ...errors(['mcp', 'post', 'signed'], [401, 403, 413, 415, 429, 500, 503]),
         },
       },
     },

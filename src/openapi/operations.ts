@@ -35,23 +35,51 @@ interface Operation {
   readonly scopes: readonly Scope[];
   readonly statuses?: readonly number[];
   readonly bearer?: boolean;
+  /** judges a Web Bot Auth signature: its headers, its refusals, and 503 when its key directory is unreachable */
+  readonly signed?: boolean;
   readonly parameters?: readonly object[];
   readonly body?: string;
   readonly description?: string;
 }
 
 export function operation(operationId: string, o: Operation) {
+  const parameters = [...(o.parameters ?? []), ...(o.signed ? SIGNATURE_HEADERS : [])];
+  const scopes = o.signed ? [...o.scopes, 'signed' as const] : o.scopes;
+  const statuses = o.statuses ?? (o.signed ? [...EVERY_ERROR, 503] : EVERY_ERROR);
   return {
     summary: o.summary,
     operationId,
     tags: [o.tag],
     security: o.bearer ? [{ ConversationBearer: [] }] : [],
     ...(o.description && { description: o.description }),
-    ...(o.parameters && { parameters: o.parameters }),
+    ...(parameters.length > 0 && { parameters }),
     ...(o.body && { requestBody: { required: true, content: json(ref(o.body)) } }),
-    responses: { ...o.ok, ...errors(o.scopes, o.statuses ?? EVERY_ERROR) },
+    responses: { ...o.ok, ...errors(scopes, statuses) },
   };
 }
+
+const optionalHeader = (name: string, description: string) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string' },
+});
+
+/** A Web Bot Auth signature's three headers (RFC 9421): optional; an unsigned request is served as before. */
+const SIGNATURE_HEADERS = [
+  optionalHeader(
+    'Signature-Agent',
+    'Web Bot Auth: the https URL of your key directory\'s origin, sig1="https://agent.example" (or the legacy ' +
+      '"https://agent.example"). Optional: sign to be shown to the owner as verified and to get a share of your own.',
+  ),
+  optionalHeader(
+    'Signature-Input',
+    'sig1=("@authority" "signature-agent";key="sig1");created=…;expires=…;keyid="<JWK thumbprint>";' +
+      'tag="web-bot-auth", with @authority the host of this service\'s public URL.',
+  ),
+  optionalHeader('Signature', 'sig1=:<base64 Ed25519 signature of the RFC 9421 signature base>:'),
+];
 
 export const cached = (description: string, schema: object) => ({
   '200': { description, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schema) },

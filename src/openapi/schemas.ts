@@ -164,12 +164,11 @@ export const SCHEMAS = {
     message: messageText,
     metadata: { oneOf: [metadata, { type: 'null' }] },
   }),
-  CreationResult: object(['id', 'access_token', 'expires_at', 'verified_agent'], {
+  CreationResult: object(['id', 'access_token', 'expires_at'], {
     id: UUID,
     access_token: { type: 'string', pattern: CREDENTIAL_PATTERN },
     token_type: { const: 'Bearer' },
     expires_at: DATE_TIME,
-    verified_agent: VERIFIED_AGENT,
     ...links,
     privacy: STRING,
   }),

@@ -29,13 +29,12 @@ export function creationResult(
   pollAfterSeconds: number,
 ) {
   const { conversation, token } = opened;
-  const { id, expires_at, verified_agent } = conversation;
+  const { id, expires_at } = conversation;
   return {
     id,
     access_token: token,
     token_type: 'Bearer',
     expires_at,
-    verified_agent,
     ...links(baseUrl, id),
     privacy: PRIVACY_STATEMENT,
     poll_after_seconds: pollAfterSeconds,

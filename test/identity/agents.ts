@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import type { TestContext } from 'node:test';
-import { startTestService, type TestService } from '../helpers.ts';
+import { request, startTestService, type TestService } from '../helpers.ts';
 import { agentKey, signRequest, type AgentKey, type SignOptions } from './signing.ts';
 
 export { agentKey, type AgentKey };
@@ -110,4 +110,11 @@ export function stored(service: TestService): { conversations: number; messages:
   } finally {
     db.close();
   }
+}
+
+/** The verified_agent of the conversation an opening answered, read back with its credential. */
+export async function verifiedAgentOf(service: TestService, opened: { body: any }): Promise<unknown> {
+  const { id, access_token: token } = opened.body;
+  const record = await request(service.url, 'GET', `/api/v1/conversations/${id}`, { token });
+  return record.body.verified_agent;
 }

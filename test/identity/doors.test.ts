@@ -29,8 +29,9 @@ test('MCP: a signed open_conversation is verified, and the conversation and its 
   const signing = { key: KEY, agent: directory.origin };
   const opened = await signedTool(service, 'open_conversation', { message: 'Hello over MCP.' }, signing);
   const creation = opened.body.result.structuredContent;
-  assert.equal(creation.verified_agent, directory.origin, opened.text);
   const credentials = { conversation_id: creation.id, access_token: creation.access_token };
+  const conversation = await mcp.tool(service, 'get_conversation', credentials);
+  assert.equal(conversation.ok.verified_agent, directory.origin, opened.text);
   const read = await mcp.tool(service, 'read_messages', credentials);
   assert.equal(read.ok.items[0].verified_agent, directory.origin);
   const unsigned = await mcp.tool(service, 'send_message', { ...credentials, message: 'Unsigned, still mine.' });

@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
 import { assertRefused, newKey, request, runOwner, type TestService } from '../helpers.ts';
-import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, stored, type Signing } from './agents.ts';
+import {
+  agentKey,
+  signedHeaders,
+  startKeyDirectory,
+  startVerifyingService,
+  stored,
+  verifiedAgentOf,
+  type Signing,
+} from './agents.ts';
 
 const KEY = agentKey();
 const OTHER_KEY = agentKey();
@@ -34,7 +42,7 @@ test('a signed opening is verified as the origin of its key directory, which is 
   const signing = { key: KEY, agent: directory.origin };
   const opened = await open(service, signing);
   assert.equal(opened.status, 201, opened.text);
-  assert.equal(opened.body.verified_agent, directory.origin);
+  assert.equal(await verifiedAgentOf(service, opened), directory.origin);
   const conversation = { id: opened.body.id as string, token: opened.body.access_token as string };
 
   const signedFollowUp = await followUp(service, conversation, signing);
@@ -63,7 +71,7 @@ test('an unsigned opening is served as before, and its conversation is unverifie
   const service = await startVerifyingService(t);
   const opened = await open(service);
   assert.equal(opened.status, 201);
-  assert.equal(opened.body.verified_agent, null);
+  assert.equal(await verifiedAgentOf(service, opened), null);
   assert.deepEqual(directory.fetched, []);
 });
 

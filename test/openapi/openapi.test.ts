@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { OPENAPI_DOCUMENT } from '../../src/openapi/document.ts';
 import { routes } from '../../src/service/routes.ts';
-import { newKey, openConversation, request, startTestService, type ApiResponse } from '../helpers.ts';
+import { newKey, openConversation, request, startTestService, type ApiResponse, type TestService } from '../helpers.ts';
+import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, type Signing } from '../identity/agents.ts';
 import { validate } from '../json-schema.ts';
 
 const doc = OPENAPI_DOCUMENT as unknown as Record<string, any>;
@@ -108,10 +109,8 @@ test('the schema checker is not vacuous: it rejects bodies that break the schema
   );
 });
 
-test('real answers match the schemas the document declares for them', async (t) => {
-  const service = await startTestService(t, {
-    env: { DAILY_MESSAGE_LIMIT: '8', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
-  });
+/** Checks real answers against the schema their operation declares for their status; keeps what it checked. */
+function schemaChecker() {
   const checked: string[] = [];
   function check(method: string, path: string, response: ApiResponse) {
     const operation = doc.paths[path]?.[method.toLowerCase()];
@@ -128,9 +127,13 @@ test('real answers match the schemas the document declares for them', async (t) 
       `${method} ${path} ${response.status}: ${response.text.slice(0, 300)}`,
     );
   }
-  const get = (path: string, url = path, options = {}) =>
-    request(service.url, 'GET', url, options).then((r) => check('GET', path, r));
+  return { checked, check };
+}
 
+test('real answers of the public reads match the schemas the document declares for them', async (t) => {
+  const service = await startTestService(t);
+  const { check } = schemaChecker();
+  const get = (path: string, url = path) => request(service.url, 'GET', url).then((r) => check('GET', path, r));
   await get('/api/v1/health');
   await get('/api/v1/contact-info');
   await get('/api/v1/openapi.json');
@@ -140,35 +143,31 @@ test('real answers match the schemas the document declares for them', async (t) 
   }
   await get('/api/v1/directory/{slug}', '/api/v1/directory/alpha-api');
   await get('/api/v1/directory/{slug}', '/api/v1/directory/nope');
+});
 
+/** Openings refused for their body: empty, not JSON, too large. */
+async function checkRefusedOpenings(service: TestService, check: ReturnType<typeof schemaChecker>['check']) {
+  const open = (options: Parameters<typeof request>[3]) =>
+    request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), ...options });
+  check('POST', '/api/v1/conversations', await open({ json: { message: '' } }));
+  check('POST', '/api/v1/conversations', await open({ body: 'x', headers: { 'content-type': 'text/plain' } }));
+  check('POST', '/api/v1/conversations', await open({ json: { message: 'x'.repeat(20000) } }));
+}
+
+test('real answers of the conversation routes match the schemas the document declares for them', async (t) => {
+  const service = await startTestService(t, {
+    env: { DAILY_MESSAGE_LIMIT: '8', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
+  });
+  const { checked, check } = schemaChecker();
+  const get = (path: string, url: string, options = {}) =>
+    request(service.url, 'GET', url, options).then((r) => check('GET', path, r));
   const created = await request(service.url, 'POST', '/api/v1/conversations', {
     key: newKey(),
     json: { message: 'hi', metadata: { agent_name: 'a', model: 'm', framework: 'f' } },
   });
   check('POST', '/api/v1/conversations', created);
   const { id, access_token: token } = created.body;
-  check(
-    'POST',
-    '/api/v1/conversations',
-    await request(service.url, 'POST', '/api/v1/conversations', { key: newKey(), json: { message: '' } }),
-  );
-  check(
-    'POST',
-    '/api/v1/conversations',
-    await request(service.url, 'POST', '/api/v1/conversations', {
-      key: newKey(),
-      body: 'x',
-      headers: { 'content-type': 'text/plain' },
-    }),
-  );
-  check(
-    'POST',
-    '/api/v1/conversations',
-    await request(service.url, 'POST', '/api/v1/conversations', {
-      key: newKey(),
-      json: { message: 'x'.repeat(20000) },
-    }),
-  );
+  await checkRefusedOpenings(service, check);
 
   const base = `/api/v1/conversations/${id}`;
   await get('/api/v1/conversations/{id}', base, { token });
@@ -201,6 +200,38 @@ test('real answers match the schemas the document declares for them', async (t) 
       `a real ${expected} was checked`,
     );
   }
+});
+
+test('signed answers and signature refusals match the schemas the document declares for them', async (t) => {
+  const key = agentKey();
+  const directory = await startKeyDirectory(t, [key]);
+  const service = await startVerifyingService(t);
+  const { checked, check } = schemaChecker();
+  const path = '/api/v1/conversations';
+  const signings: Signing[] = [
+    { key, agent: directory.origin }, // 201, verified
+    { key, agent: directory.origin, params: ['created', 'expires', 'tag'] }, // 400
+    { key: agentKey(), agent: directory.origin }, // 401
+    { key, agent: 'https://private.test' }, // 503
+  ];
+  let verified: ApiResponse | undefined;
+  for (const signing of signings) {
+    const headers = await signedHeaders(service, 'POST', path, signing);
+    const answer = await request(service.url, 'POST', path, { key: newKey(), json: { message: 'Hi.' }, headers });
+    check('POST', path, answer);
+    verified ??= answer;
+  }
+  assert.deepEqual(checked, [`POST ${path} 201`, `POST ${path} 400`, `POST ${path} 401`, `POST ${path} 503`]);
+  const { id, access_token: token } = verified!.body;
+  const messages = `${path}/${id}/messages`;
+  const headers = await signedHeaders(service, 'POST', messages, { key, agent: directory.origin });
+  const json = { message: 'Signed too.' };
+  const followUp = await request(service.url, 'POST', messages, { token, key: newKey(), json, headers });
+  check('POST', '/api/v1/conversations/{id}/messages', followUp);
+  const history = await request(service.url, 'GET', messages, { token });
+  check('GET', '/api/v1/conversations/{id}/messages', history);
+  const signers = history.body.items.map((m: { verified_agent: unknown }) => m.verified_agent);
+  assert.deepEqual(signers, [directory.origin, directory.origin]);
 });
 
 test('each error status is described from the refusal catalogue for the operations that can give it', () => {

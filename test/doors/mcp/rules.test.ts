@@ -3,7 +3,6 @@
 
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import {  } from '../../../src/rules/conversations.ts';
 import { setBlocked } from '../../../src/rules/blocks.ts';
 import {
   fakeClock,
