@@ -63,10 +63,13 @@ function protocolSteps(config: RunningConfig): string[] {
       'next_after}; each message is {seq, author: client|owner, message, created_at}, and a client message ' +
       'verified_agent. Then continue with step 3.',
     '6. Optional: sign your requests with Web Bot Auth (HTTP Message Signatures, RFC 9421: Ed25519, ' +
-      'tag="web-bot-auth", covering "@authority" and "signature-agent", keys published as a JWK Set at ' +
+      `tag="web-bot-auth", covering "@authority" (${new URL(config.publicBaseUrl).host}) and "signature-agent", ` +
+      'with created, expires and keyid (the RFC 7638 thumbprint of your key), your keys published as a JWK Set at ' +
       '<your origin>/.well-known/http-message-signatures-directory). The owner then sees who you are, your ' +
       'conversation and messages carry verified_agent, and your messages count against a share of your own rather ' +
-      "than your address's. The access_token stays your authorization; unsigned requests work as before.",
+      "than your address's. The access_token stays your authorization; unsigned requests work as before. A bad " +
+      'signature is refused, never ignored: 400 signature_malformed, 401 signature_invalid, 503 ' +
+      'key_directory_unavailable with Retry-After.',
   ];
 }
 
