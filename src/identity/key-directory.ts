@@ -1,10 +1,10 @@
 // The agents' key directories, fetched through the caller's outbound guard and kept per directory
 // URL: a key is found by (directory URL, thumbprint), never by keyid alone, so a key learned from
-// one agent never verifies a request that names another. Rules (identity.md): a directory is kept
-// for its max-age clamped to 5 min – 24 h (1 h when absent); a failed fetch is remembered 5 min
-// and keeps the keys fetched earlier, usable until a later fetch succeeds without them. Bounded:
-// directories and bytes held (oldest written out first), fetches in flight (past it: busy);
-// requests for one directory share its fetch. Time is the caller's `now` (ms), for tests.
+// one agent never verifies a request that names another. Rules (docs/verified-agents.md): a
+// directory is kept for its max-age clamped to 5 min – 24 h (1 h when absent); a failed fetch is
+// remembered 5 min and keeps the keys fetched earlier, usable until a later fetch succeeds without
+// them. Bounded: directories and bytes held (oldest written out first), fetches in flight (past
+// it: busy); requests for one directory share its fetch. Time is the caller's `now` (ms), for tests.
 
 import type { KeyObject } from 'node:crypto';
 import { directoryKey } from './jwk.ts';
@@ -34,7 +34,7 @@ export interface KeyDirectoriesOptions {
   readonly maxInFlight?: number;
 }
 
-export const DEFAULT_MAX_AGE_SECONDS = 3_600; // identity.md: a directory without max-age is kept an hour
+export const DEFAULT_MAX_AGE_SECONDS = 3_600; // verified-agents.md: a directory without max-age is kept an hour
 export const MIN_MAX_AGE_SECONDS = 300; // a directory is not fetched again sooner, whatever it says
 export const MAX_MAX_AGE_SECONDS = 86_400; // nor kept longer: a removed key stops verifying within a day
 export const FAILURE_SECONDS = 300; // a failed fetch is not tried again for 5 min (the draft's negative-cache bound)

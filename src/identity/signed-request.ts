@@ -1,4 +1,4 @@
-// Web Bot Auth on a request, as identity.md decides, in two steps around the key lookup.
+// Web Bot Auth on a request, as docs/verified-agents.md says, in two steps around the key lookup.
 // readSignature reads the headers alone: unsigned, malformed (400), or a signature with the agent
 // whose key directory to ask. judgeSignature then checks time, algorithm, key and the Ed25519
 // signature over the RFC 9421 base rebuilt from this service's own authority: invalid (401) or
@@ -26,8 +26,8 @@ import {
 } from './structured-fields.ts';
 
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
-export const MAX_VALIDITY_SECONDS = 86_400; // identity.md: expires − created at most a day
-export const CLOCK_SKEW_SECONDS = 60; // identity.md: valid from created − 60 s, for signers' clocks that run ahead
+export const MAX_VALIDITY_SECONDS = 86_400; // verified-agents.md: expires − created at most a day
+export const CLOCK_SKEW_SECONDS = 60; // valid from created − 60 s, for signers' clocks that run ahead
 const ED25519_SIGNATURE_BYTES = 64;
 const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/; // a base64url SHA-256: what an RFC 7638 keyid must be
 const MAX_UNIX_SECONDS = 253_402_300_799; // 9999-12-31T23:59:59Z: later is no date

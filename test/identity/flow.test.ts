@@ -1,6 +1,6 @@
 // The parts wired as the service is meant to wire them: read the headers, judge what needs no key,
 // look the key up in the agent's directory (a fake fetcher here), judge the signature. Each row of
-// identity.md's table comes out as the status the integrator answers.
+// the table of docs/verified-agents.md comes out as the status the integrator answers.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

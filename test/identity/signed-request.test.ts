@@ -1,4 +1,4 @@
-// Every outcome of identity.md's table that the headers and the key decide: unsigned, each
+// Every outcome of the table of docs/verified-agents.md that the headers and the key decide: unsigned, each
 // malformed case (400), each invalid case (401), verified. Requests are signed by
 // http-message-signatures (test/identity/signing.ts), not by this service's code.
 

@@ -169,7 +169,7 @@ test('the legacy Ed25519 vector is verified end to end as https://signature-agen
   assert.match((refused as { problem: string }).problem, /another host/);
 });
 
-test('the vectors this policy refuses are refused for the reason identity.md gives', () => {
+test('the vectors this policy refuses are refused for the reason docs/verified-agents.md gives', () => {
   const problem = (vector: Vector) => {
     const reading = readSignature(headersOf(vector), noHttpHosts);
     return reading.kind === 'malformed' ? reading.problem : reading.kind;
