@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openConversation, sample, scenariosFor } from './scenarios.ts';
 import { seedDatabase } from './seed.ts';
+import { primeKeyDirectory, startBenchAgent } from './signed-agent.ts';
 import { canPin, launch, ROOT, startServer, startServers, type Server } from './servers.ts';
 import { measureWaits } from './waits.ts';
 import { compare, CONNECTIONS, median, type Comparison, type Pace, type Scenario } from './wrk.ts';
@@ -62,9 +63,14 @@ const format = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits
 const SEEDED_TARGET = 0.9; // seeded ÷ empty, per scenario
 const verdict = (met: boolean) => (options.smoke ? 'not judged' : met ? 'met' : 'NOT MET');
 
+// The verified agent whose signed requests two scenarios send; its key directory serves the whole run.
+const agent = await startBenchAgent();
+
 /** The service (and the same with a daily maximum of one message), each as PROCESSES processes on one database. */
 async function startServices(dbPath: string, limitedPath: string) {
-  const main = await startServers(PROCESSES, 'src/main.ts', { ...LIFTED_LIMITS, DB_PATH: dbPath }, '/api/v1/health');
+  const mainEnv = { ...LIFTED_LIMITS, ...agent.env, DB_PATH: dbPath };
+  const main = await startServers(PROCESSES, 'src/main.ts', mainEnv, '/api/v1/health');
+  await primeKeyDirectory(main, agent);
   const limited = await startServers(
     PROCESSES,
     'src/main.ts',
@@ -72,7 +78,7 @@ async function startServices(dbPath: string, limitedPath: string) {
     '/api/v1/health',
   );
   // The processes of a server share its database: a conversation opened through one is everyone's.
-  const scenarios = await scenariosFor(main[0]!, await openConversation(limited[0]!.url));
+  const scenarios = await scenariosFor(main[0]!, await openConversation(limited[0]!.url), agent.headers);
   const serving = (scenario: Scenario) => (scenario.server === 'main' ? main : limited);
   return { main, limited, scenarios, serving };
 }
@@ -139,7 +145,14 @@ async function main() {
 
   if (options.scale) await reportScale(scenarios, serving);
   await Promise.all([...main, ...limited, ...reference].map((server) => server.stop()));
+  await agent.stop();
   if (options.only === undefined || options.only.split(',').includes('waits')) await reportWaits();
+}
+
+/** A door's (or a signed request's) CPU per request against its twin's, judged unless its target is 0. */
+function twinVerdict(ratio: number, twin: string, target: number): string {
+  const measured = `${format(ratio, 2)}× the CPU of ${twin}`;
+  return target === 0 ? `${measured}, reported` : `${measured} (≤ ${target}: ${verdict(ratio <= target)})`;
 }
 
 function printResults(results: { scenario: Scenario; comparison: Comparison }[]): void {
@@ -162,8 +175,8 @@ function printResults(results: { scenario: Scenario; comparison: Comparison }[])
         ? `> ${format(scenario.target, 2)} ${verdict(ratio > scenario.target)}`
         : 'reported'
       : twinRatio
-        ? `${format(twinRatio, 2)}× the CPU of REST (≤ ${TWIN_CPU_TARGET}: ${verdict(twinRatio <= TWIN_CPU_TARGET)})`
-        : 'its REST twin was not run';
+        ? twinVerdict(twinRatio, scenario.twin, scenario.twinTarget ?? TWIN_CPU_TARGET)
+        : `${scenario.twin} was not run`;
     console.log(
       `${scenario.name.padEnd(36)} ` +
         `${format(r.rps).padStart(15)} ${format(r.p50, 2).padStart(7)} ${format(r.p99, 2).padStart(7)} ` +
@@ -179,7 +192,7 @@ function printResults(results: { scenario: Scenario; comparison: Comparison }[])
   );
   console.log(
     "in the servers' own CPU time, which a busy neighbour disturbs less than req/s. " +
-      "Both: the median of the rounds' ratios. A door's CPU ÷ its REST twin's: the median over the rounds,",
+      "Both: the median of the rounds' ratios. A door's CPU ÷ its twin's (REST; unsigned): the median of the rounds,",
   );
   console.log('round r of both on the same process of the service.');
 }

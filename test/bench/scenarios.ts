@@ -75,50 +75,45 @@ async function tenPercentQuery(baseUrl: string): Promise<string> {
   return best.q;
 }
 
-/** `capped`: a conversation of the limited service; opening one uses its one message of the day. */
-export async function scenariosFor(main: Server, capped: { id: string; token: string }): Promise<Scenario[]> {
+type Conversation = { id: string; token: string };
+const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+const json = { 'Content-Type': 'application/json' };
+
+/**
+ * `capped`: a conversation of the limited service; opening one uses its one message of the day.
+ * `signature`: the headers of a verified agent's requests (signed-agent.ts).
+ */
+export async function scenariosFor(
+  main: Server,
+  capped: Conversation,
+  signature: Record<string, string>,
+): Promise<Scenario[]> {
   const conversation = await openConversation(main.url);
   const q = await tenPercentQuery(main.url);
-  const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const json = { 'Content-Type': 'application/json' };
   return [
+    ...restScenarios(conversation, capped, q),
+    ...signedScenarios(conversation, signature),
+    ...mcpScenarios(conversation, q),
+    ...a2aScenarios(conversation),
+  ];
+}
+
+function restScenarios(conversation: Conversation, capped: Conversation, q: string): Scenario[] {
+  const main = { server: 'main', headers: {}, expectStatus: 200 } as const;
+  return [
+    { ...main, name: 'directory page (limit 30)', method: 'GET', path: '/api/v1/directory?limit=30', target: 0.11 },
+    { ...main, name: `directory search (q=${q})`, method: 'GET', path: `/api/v1/directory?q=${q}`, target: 0.1 },
+    { ...main, name: 'one listing', method: 'GET', path: '/api/v1/directory/open-meteo', target: 0.5 },
     {
-      name: 'directory page (limit 30)',
-      method: 'GET',
-      path: '/api/v1/directory?limit=30',
-      headers: {},
-      expectStatus: 200,
-      server: 'main',
-      target: 0.11,
-    },
-    {
-      name: `directory search (q=${q})`,
-      method: 'GET',
-      path: `/api/v1/directory?q=${q}`,
-      headers: {},
-      expectStatus: 200,
-      server: 'main',
-      target: 0.1,
-    },
-    {
-      name: 'one listing',
-      method: 'GET',
-      path: '/api/v1/directory/open-meteo',
-      headers: {},
-      expectStatus: 200,
-      server: 'main',
-      target: 0.5,
-    },
-    {
+      ...main,
       name: 'updates poll',
       method: 'GET',
       path: `/api/v1/conversations/${conversation.id}/updates?after=1`,
       headers: auth(conversation.token),
-      expectStatus: 200,
-      server: 'main',
       target: 0.55,
     },
     {
+      ...main,
       name: 'follow-up POST (sync FULL)',
       method: 'POST',
       path: `/api/v1/conversations/${conversation.id}/messages`,
@@ -126,16 +121,15 @@ export async function scenariosFor(main: Server, capped: { id: string; token: st
       body: '{"message":"A benchmark follow-up message."}',
       uniqueKey: true,
       expectStatus: 201,
-      server: 'main',
       target: 0.14,
     },
     {
+      ...main,
       name: 'refused: unknown credential (401)',
       method: 'GET',
       path: `/api/v1/conversations/${conversation.id}/updates`,
       headers: auth('f'.repeat(64)),
       expectStatus: 401,
-      server: 'main',
       target: 0,
     },
     {
@@ -149,13 +143,49 @@ export async function scenariosFor(main: Server, capped: { id: string; token: st
       server: 'limited',
       target: 0,
     },
-    // The MCP twins of the poll and the search; the query only tells the reference's canned answers apart.
+  ];
+}
+
+/** The poll and the follow-up signed by a verified agent whose key directory the service keeps. */
+function signedScenarios(conversation: Conversation, signature: Record<string, string>): Scenario[] {
+  return [
+    {
+      name: 'updates poll, signed',
+      method: 'GET',
+      path: `/api/v1/conversations/${conversation.id}/updates?after=1`,
+      headers: { ...auth(conversation.token), ...signature },
+      expectStatus: 200,
+      server: 'main',
+      target: 0,
+      twin: 'updates poll',
+      twinTarget: 0,
+    },
+    {
+      name: 'follow-up POST, signed',
+      method: 'POST',
+      path: `/api/v1/conversations/${conversation.id}/messages`,
+      headers: { ...auth(conversation.token), ...json, ...signature },
+      body: '{"message":"A signed benchmark follow-up message."}',
+      uniqueKey: true,
+      expectStatus: 201,
+      server: 'main',
+      target: 0,
+      twin: 'follow-up POST',
+      twinTarget: 0,
+    },
+  ];
+}
+
+// The MCP twins of the poll and the search; the query only tells the reference's canned answers apart.
+function mcpScenarios(conversation: Conversation, q: string): Scenario[] {
+  const credential = { conversation_id: conversation.id, access_token: conversation.token };
+  return [
     {
       name: 'MCP tools/call check_updates',
       method: 'POST',
       path: '/mcp?scenario=check_updates',
       headers: json,
-      body: toolCall('check_updates', { conversation_id: conversation.id, access_token: conversation.token, after: 1 }),
+      body: toolCall('check_updates', { ...credential, after: 1 }),
       expectStatus: 200,
       server: 'main',
       target: 0,
@@ -172,12 +202,18 @@ export async function scenariosFor(main: Server, capped: { id: string; token: st
       target: 0,
       twin: 'directory search',
     },
-    // The A2A twins of the poll (over both bindings) and of the follow-up.
+  ];
+}
+
+// The A2A twins of the poll (over both bindings) and of the follow-up.
+function a2aScenarios(conversation: Conversation): Scenario[] {
+  const headers = { ...auth(conversation.token), 'A2A-Version': '1.0' };
+  return [
     {
       name: 'A2A GetTask (JSON-RPC)',
       method: 'POST',
       path: '/a2a?scenario=get_task',
-      headers: { ...json, ...auth(conversation.token), 'A2A-Version': '1.0' },
+      headers: { ...json, ...headers },
       body: a2aCall('GetTask', { id: conversation.id, historyLength: 0 }),
       expectStatus: 200,
       server: 'main',
@@ -188,7 +224,7 @@ export async function scenariosFor(main: Server, capped: { id: string; token: st
       name: 'A2A GetTask (HTTP+JSON)',
       method: 'GET',
       path: `/a2a/tasks/${conversation.id}?historyLength=0`,
-      headers: { ...auth(conversation.token), 'A2A-Version': '1.0' },
+      headers,
       expectStatus: 200,
       server: 'main',
       target: 0,
@@ -198,7 +234,7 @@ export async function scenariosFor(main: Server, capped: { id: string; token: st
       name: 'A2A SendMessage (follow-up)',
       method: 'POST',
       path: '/a2a?scenario=send_message',
-      headers: { ...json, ...auth(conversation.token), 'A2A-Version': '1.0' },
+      headers: { ...json, ...headers },
       body: a2aCall('SendMessage', {
         message: { messageId: '{{KEY}}', role: 'ROLE_USER', parts: [{ text: 'A benchmark follow-up message.' }] },
         configuration: { historyLength: 0 },

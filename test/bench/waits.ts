@@ -70,17 +70,8 @@ async function waitingPolls(url: string): Promise<number> {
   return Number(/^agent_contact_waiting_polls (\d+)$/m.exec(await response.text())?.[1] ?? 0);
 }
 
-/** Runs the measurement against a service started as `npm start` starts it. */
-export async function measureWaits(options: {
-  root: string;
-  work: string;
-  polls: number;
-  nodeArgs: readonly string[];
-  env: Record<string, string>;
-}): Promise<Measured> {
-  const dbPath = path.join(options.work, 'waits.db');
-  new Store(dbPath).close(); // the schema, before the seed
-  const conversations = seed(dbPath, options.polls);
+/** Starts the service as `npm start` starts it, on the seeded database; resolves once /health answers. */
+async function startWaitsService(options: MeasureOptions, dbPath: string) {
   const port = await freePort();
   const child = spawn(process.execPath, [...options.nodeArgs, 'src/main.ts'], {
     cwd: options.root,
@@ -95,35 +86,58 @@ export async function measureWaits(options: {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const up = await fetch(`${url}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { child, url };
+}
+
+/** One poll waiting 55 s per conversation; `answeredAt` gets the moment each is answered. */
+function holdPolls(url: string, conversations: { id: string; token: string }[]) {
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const answeredAt: number[] = [];
+  const answers = conversations.map(
+    ({ id, token }) =>
+      new Promise<void>((resolve, reject) => {
+        const request = http.get(`${url}/api/v1/conversations/${id}/updates?after=1&wait=55`, {
+          agent,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        request.on('response', (response) => {
+          response.resume().on('end', () => {
+            answeredAt.push(performance.now());
+            resolve();
+          });
+        });
+        request.on('error', reject);
+      }),
+  );
+  return { agent, answeredAt, answers };
+}
+
+interface MeasureOptions {
+  root: string;
+  work: string;
+  polls: number;
+  nodeArgs: readonly string[];
+  env: Record<string, string>;
+}
+
+/** Runs the measurement against a service started as `npm start` starts it. */
+export async function measureWaits(options: MeasureOptions): Promise<Measured> {
+  const dbPath = path.join(options.work, 'waits.db');
+  new Store(dbPath).close(); // the schema, before the seed
+  const conversations = seed(dbPath, options.polls);
+  const { child, url } = await startWaitsService(options, dbPath);
   try {
-    for (;;) {
-      const up = await fetch(`${url}/api/v1/health`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (up) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
     const pid = child.pid as number;
     const idleRss = status(pid, 'VmRSS');
-    const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-    const answeredAt: number[] = [];
-    const answers = conversations.map(
-      ({ id, token }) =>
-        new Promise<void>((resolve, reject) => {
-          const request = http.get(`${url}/api/v1/conversations/${id}/updates?after=1&wait=55`, {
-            agent,
-            headers: { authorization: `Bearer ${token}` },
-          });
-          request.on('response', (response) => {
-            response.resume().on('end', () => {
-              answeredAt.push(performance.now());
-              resolve();
-            });
-          });
-          request.on('error', reject);
-        }),
-    );
+    const { agent, answeredAt, answers } = holdPolls(url, conversations);
     while ((await waitingPolls(url)) < options.polls) await new Promise((resolve) => setTimeout(resolve, 100));
     await new Promise((resolve) => setTimeout(resolve, 1000)); // settle
     const waitingRss = status(pid, 'VmRSS');

@@ -25,15 +25,19 @@ export interface Scenario {
    * reference's, as measured beside this service on 2026-11-24 (issue 21); 0 = reported only.
    */
   readonly target: number;
-  /** a protocol door's REST twin, whose CPU per request it may exceed by half at most */
+  /** the same request in another form: a protocol door's REST twin, a signed request's unsigned one */
   readonly twin?: string;
+  /** how many times its twin's CPU per request it may take: 1.5 unless set; 0 = reported only */
+  readonly twinTarget?: number;
   /** where the per-request unique key goes: the Idempotency-Key header, or the body's {{KEY}} */
   readonly keyIn?: 'header' | 'body';
 }
 
 function luaScript(scenario: Scenario): string {
   const lines = [`wrk.method = "${scenario.method}"`];
-  for (const [name, value] of Object.entries(scenario.headers)) lines.push(`wrk.headers["${name}"] = "${value}"`);
+  for (const [name, value] of Object.entries(scenario.headers)) {
+    lines.push(`wrk.headers["${name}"] = "${value.replace(/[\\"]/g, '\\$&')}"`); // a signature's quotes escaped
+  }
   if (scenario.body) lines.push(`wrk.body = '${scenario.body}'`);
   if (scenario.uniqueKey) {
     const inBody = scenario.keyIn === 'body';

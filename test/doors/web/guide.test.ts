@@ -49,3 +49,13 @@ test('contact-info and llms.txt: categories and counts, the MCP endpoint, no rep
     /Replies come usually within a day\./,
   );
 });
+
+test('contact-info and llms.txt tell an agent how to sign: the authority to cover, and the refusals', async (t) => {
+  const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://contact.example:8443' } });
+  const { body } = await request(service.url, 'GET', '/api/v1/contact-info');
+  const signing = (body.protocol as string[]).find((step) => step.startsWith('6. '));
+  assert.match(String(signing), /Web Bot Auth .* covering "@authority" \(contact\.example:8443\) and "signature-/);
+  assert.match(String(signing), /401 signature_invalid/);
+  const text = (await request(service.url, 'GET', '/llms.txt')).text;
+  assert.ok(text.includes(signing!), 'llms.txt gives the same step');
+});
