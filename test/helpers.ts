@@ -1,7 +1,6 @@
 // Test helpers: a real service on port 0 against a temp database, cleaned up by t.after().
 
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,6 @@ import { Store } from '../src/store/store.ts';
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
 
-/** A temp folder removed when the test ends. */
 /** Quotas that never refuse, for tests that call the rules directly. */
 export const UNLIMITED_QUOTAS: Quotas = {
   dailyMaximum: 0,
@@ -27,6 +25,7 @@ export const UNLIMITED_QUOTAS: Quotas = {
   openingsPerHour: 0,
 };
 
+/** A temp folder removed when the test ends. */
 export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'contact-service-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -251,56 +250,4 @@ export function upsertListingsAsOwner(dbPath: string, listings: unknown[]): void
   } finally {
     store.close();
   }
-}
-
-/**
- * A POST whose headers reach the server now and whose body waits until `send()`: with
- * `Expect: 100-continue`, `continued` settles once the server has passed every check made
- * before the body and asks for it (or has answered without it). Races are tested with it:
- * many requests in flight at once, then their bodies together.
- */
-export function heldRequest(
-  base: string,
-  urlPath: string,
-  options: { token?: string; key?: string; json: unknown; headers?: Record<string, string> },
-) {
-  const body = Buffer.from(JSON.stringify(options.json));
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(body.length),
-    expect: '100-continue',
-    ...options.headers,
-  };
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  if (options.key !== undefined) headers['idempotency-key'] = options.key;
-  const req = http.request(`${base}${urlPath}`, { method: 'POST', headers });
-  const response = new Promise<ApiResponse>((resolve, reject) => {
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        const fetchHeaders = new Headers(res.headers as Record<string, string>);
-        resolve({ status: res.statusCode ?? 0, headers: fetchHeaders, text, body: parsed });
-      });
-    });
-  });
-  const continued = new Promise<void>((resolve) => {
-    req.on('continue', () => resolve());
-    req.on('response', () => resolve());
-  });
-  req.flushHeaders();
-  return {
-    continued,
-    send(): Promise<ApiResponse> {
-      req.end(body);
-      return response;
-    },
-  };
 }

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   assertRefused,
-  heldRequest,
   newKey,
   request,
   runOwner,
@@ -14,6 +13,7 @@ import {
   type ApiResponse,
   type TestService,
 } from '../helpers.ts';
+import { heldRequest } from '../held-request.ts';
 import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, type Signing } from './agents.ts';
 
 const KEY = agentKey();

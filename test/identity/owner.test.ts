@@ -8,7 +8,6 @@ import path from 'node:path';
 import { test } from 'node:test';
 import {
   assertRefused,
-  heldRequest,
   newKey,
   request,
   runOwner,
@@ -16,6 +15,7 @@ import {
   waitUntil,
   type TestService,
 } from '../helpers.ts';
+import { heldRequest } from '../held-request.ts';
 import { startWatch } from '../owner-run.ts';
 import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, type Signing } from './agents.ts';
 

@@ -8,7 +8,6 @@ import { ownerReply } from '../../src/rules/conversations.ts';
 import {
   assertRefused,
   fakeClock,
-  heldRequest,
   newKey,
   openConversation,
   request,
@@ -17,6 +16,7 @@ import {
   statuses,
   tempDir,
 } from '../helpers.ts';
+import { heldRequest } from '../held-request.ts';
 
 test('40 openings in flight at once, bodies arriving late, store exactly CREATE_LIMIT_PER_HOUR of them', async (t) => {
   const service = await startTestService(t, { env: { CREATE_LIMIT_PER_HOUR: '5' } });

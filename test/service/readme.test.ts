@@ -72,59 +72,69 @@ test(
       assert.equal(stderr, '', command);
       outputs.set(command.split('#')[0]!.trim(), stdout);
     }
-    const inbox = outputs.get('npm run -s owner -- inbox') ?? '';
-    assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
-    assert.match(inbox, /\n.*scout \(verified: scout\.example\)/);
-    const agents = outputs.get('npm run -s owner -- agents') ?? '';
-    assert.match(agents, /^BLOCKED https:\/\/scout\.example {2}1 conversation, /);
-    assert.equal(
-      outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
-      'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
-    );
-    assert.match(
-      outputs.get('npm run -s owner -- stats') ?? '',
-      new RegExp(
-        '^Today \\(\\d{4}-\\d\\d-\\d\\d UTC\\): \\d+ messages of 500 ' +
-          '\\(the limits the server recorded when it started\\)\\n' +
-          '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
-          '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
-          '  busiest verified agent: \\d+ of its share of 225\\n' +
-          '  unverified senders together: \\d+ of their pool of 225\\n' +
-          'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
-      ),
-    );
-    const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), [
-      '4e55bee0-b78e-499b-b787-4ebd76d0ab30',
-      '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55',
-    ]);
-    assert.equal(
-      archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message,
-      'A longer reply,\nover two lines.',
-    );
-    assert.match(
-      outputs.get('npm run -s owner -- listings stale') ?? '',
-      new RegExp(
-        '^(All \\d+ listings were read against their documentation in the last 90 days|' +
-          '\\d+ of \\d+ listings were last read against their documentation before)',
-      ),
-    );
-    const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
-    assert.equal(
-      outputs.get('npm run -s owner -- listings import ~/listings.json'),
-      `Imported ${exported.length} listings: 0 new, 0 changed, ${exported.length} unchanged.\n`,
-    );
-    assert.equal(
-      readdirSync(home).filter((name) => /^agent-contact-\d{4}-\d\d-\d\d\.db$/.test(name)).length,
-      1,
-      'the backup was written',
-    );
-    assert.ok(!existsSync(path.join(ROOT, 'listings.json')));
+    assertOwnersViews(outputs);
+    assertOwnersFiles(outputs, home);
   },
 );
+
+/** What the owner's day printed: the inbox, the agents, the reply, the stats. */
+function assertOwnersViews(outputs: Map<string, string>): void {
+  const inbox = outputs.get('npm run -s owner -- inbox') ?? '';
+  assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
+  assert.match(inbox, /\n.*scout \(verified: scout\.example\)/);
+  const agents = outputs.get('npm run -s owner -- agents') ?? '';
+  assert.match(agents, /^BLOCKED https:\/\/scout\.example {2}1 conversation, /);
+  assert.equal(
+    outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
+    'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
+  );
+  assert.match(
+    outputs.get('npm run -s owner -- stats') ?? '',
+    new RegExp(
+      '^Today \\(\\d{4}-\\d\\d-\\d\\d UTC\\): \\d+ messages of 500 ' +
+        '\\(the limits the server recorded when it started\\)\\n' +
+        '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
+        '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
+        '  busiest verified agent: \\d+ of its share of 225\\n' +
+        '  unverified senders together: \\d+ of their pool of 225\\n' +
+        'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
+    ),
+  );
+}
+
+/** What the owner's day wrote: the archive, the listings read back, the backup. */
+function assertOwnersFiles(outputs: Map<string, string>, home: string): void {
+  const archive = readFileSync(path.join(home, 'agent-contact-archive.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), [
+    '4e55bee0-b78e-499b-b787-4ebd76d0ab30',
+    '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55',
+  ]);
+  assert.equal(
+    archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message,
+    'A longer reply,\nover two lines.',
+  );
+  assert.match(
+    outputs.get('npm run -s owner -- listings stale') ?? '',
+    new RegExp(
+      '^(All \\d+ listings were read against their documentation in the last 90 days|' +
+        '\\d+ of \\d+ listings were last read against their documentation before)',
+    ),
+  );
+  const exported = JSON.parse(readFileSync(path.join(home, 'listings.json'), 'utf8')) as unknown[];
+  assert.equal(
+    outputs.get('npm run -s owner -- listings import ~/listings.json'),
+    `Imported ${exported.length} listings: 0 new, 0 changed, ${exported.length} unchanged.\n`,
+  );
+  assert.equal(
+    readdirSync(home).filter((name) => /^agent-contact-\d{4}-\d\d-\d\d\.db$/.test(name)).length,
+    1,
+    'the backup was written',
+  );
+  assert.ok(!existsSync(path.join(ROOT, 'listings.json')));
+}
 
 /** The two conversations the README's owner's day shows, with their ids. */
 function seedReadmeConversations(dbPath: string): void {
