@@ -53,7 +53,12 @@ export function senderLabel(agentName: string | null, verifiedAgent: string | nu
   return agentName ? `${name} (unverified)` : name;
 }
 
-/** A verified identity as the owner reads it: `verified: agent.example`, its scheme dropped. */
+/**
+ * A verified identity as the owner reads it: `verified: agent.example`, its scheme dropped. The
+ * host is shown whole (at most 253 characters), since its end is the domain that proved it; only
+ * a path is cut short.
+ */
 export function verifiedLabel(identity: string): string {
-  return `verified: ${shownShort(identity.replace(/^https?:\/\//, ''), 80)}`;
+  const [, host = identity, path = ''] = /^https?:\/\/([^/]*)(.*)$/s.exec(identity) ?? [];
+  return `verified: ${shown(host)}${path === '/' ? '' : shownShort(path, 60)}`;
 }

@@ -79,18 +79,20 @@ export class KeyDirectories {
     const known = this.#directories.get(directoryUrl);
     if (known?.keys !== undefined && now < known.freshUntil) return answer(known, keyid, now);
     if (known?.failure !== undefined && now < known.failure.until) return answer(known, keyid, now);
-    const shared = this.#inFlight.get(directoryUrl);
-    if (shared !== undefined) return answer(await shared, keyid, now);
-    if (this.#inFlight.size >= this.#maxInFlight) {
-      const stale = known?.keys?.get(keyid); // still usable: no fetch has succeeded without it
-      if (stale !== undefined) return { kind: 'key', key: stale };
-      return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+    let fetching = this.#inFlight.get(directoryUrl); // one fetch per directory, shared by every request for it
+    if (fetching === undefined) {
+      if (this.#inFlight.size >= this.#maxInFlight) {
+        const stale = known?.keys?.get(keyid); // still usable: no fetch has succeeded without it
+        if (stale !== undefined) return { kind: 'key', key: stale };
+        return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+      }
+      fetching = this.#refresh(directoryUrl, known, now).finally(() => this.#inFlight.delete(directoryUrl));
+      this.#inFlight.set(directoryUrl, fetching);
     }
-    const fetching = this.#refresh(directoryUrl, known, now).finally(() => this.#inFlight.delete(directoryUrl));
-    this.#inFlight.set(directoryUrl, fetching);
     try {
       return answer(await fetching, keyid, now);
     } catch (err) {
+      // The outbound guard had no room to start the fetch: every request that waited for it is busy.
       if (err instanceof DirectoryBusy) return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
       throw err;
     }

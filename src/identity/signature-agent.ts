@@ -80,6 +80,8 @@ function agentUrl(text: string, isAllowedHttpHost: (host: string) => boolean): U
   if (url.username !== '' || url.password !== '') {
     throw new Error('the Signature-Agent URL must not hold a user name or password (user:pass@)');
   }
+  // agent.example. is the same host as agent.example to DNS, and would be a second identity that looks the same
+  if (url.hostname.endsWith('.')) throw new Error('the Signature-Agent URL\'s host must not end with a dot');
   return url;
 }
 

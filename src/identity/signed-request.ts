@@ -86,9 +86,13 @@ export function readSignature(
 
 function firstWebBotAuth(input: Dictionary): { label: string; list: InnerList } | undefined {
   for (const [label, member] of input) {
-    if (member.kind !== 'inner-list') continue;
     const tag = member.params.get('tag');
-    if (tag?.type === 'string' && tag.value === WEB_BOT_AUTH_TAG) return { label, list: member };
+    if (tag?.type !== 'string' || tag.value !== WEB_BOT_AUTH_TAG) continue;
+    // Tagged for Web Bot Auth but not a list of components: a broken signature, never an unsigned request.
+    if (member.kind !== 'inner-list') {
+      throw new Error(`the signature ${excerpt(label)} must be a list of covered components, ("@authority" …)`);
+    }
+    return { label, list: member };
   }
   return undefined;
 }

@@ -54,11 +54,14 @@ export function findConversation(store: Store, idOrPrefix: string | undefined): 
   return store.conversationById(ids[0] as string) as Conversation;
 }
 
-/** The quotas the server enforces, as it recorded them when it started; before its first start, the owner's own. */
+/**
+ * The quotas the server enforces, as it recorded them when it started; before its first start, the
+ * owner's own, which also fill in a quota an older release did not record (until the server starts).
+ */
 export function quotasIn(store: Store, config: Config): { quotas: Quotas; recorded: boolean } {
   const recorded = store.setting('quotas');
   if (recorded === undefined) return { quotas: quotasOf(config), recorded: false };
-  return { quotas: JSON.parse(recorded) as Quotas, recorded: true };
+  return { quotas: { ...quotasOf(config), ...(JSON.parse(recorded) as Partial<Quotas>) }, recorded: true };
 }
 
 export function agentName(metadata: string): string | null {

@@ -16,7 +16,7 @@ export function setBlocked(store: Store, id: string, blocked: boolean, at = Date
     // As close and reopen: asking for the state it is already in is a mistake the owner hears of.
     if (conversation.blocked === (blocked ? 1 : 0)) throw refuse(blocked ? 'already_blocked' : 'not_blocked', id);
     store.setBlocked(id, blocked);
-    giveBackDay(store, conversation, at, blocked ? -1 : 1);
+    giveBackDay(store, id, at, blocked ? -1 : 1);
   });
 }
 
@@ -35,7 +35,7 @@ export function setSenderBlocked(store: Store, id: string, blocked: boolean, at 
     if (!changed) throw refuse(blocked ? 'sender_already_blocked' : 'sender_not_blocked', id);
     if (conversation.blocked !== (blocked ? 1 : 0)) {
       store.setBlocked(id, blocked);
-      giveBackDay(store, conversation, at, blocked ? -1 : 1);
+      giveBackDay(store, id, at, blocked ? -1 : 1);
     }
     return sender;
   });

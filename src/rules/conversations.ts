@@ -11,6 +11,7 @@ import { writePushEvents } from './push.ts';
 import { countClientMessage, countOpening, countOwnerReply, senderKey, type Quotas } from './quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
 import { messageView } from './views.ts';
+import type { SenderKey } from '../store/quota-counts.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
 
@@ -25,14 +26,15 @@ export interface Opening {
 export interface ClientWrite {
   readonly at: number;
   readonly quotas: Quotas;
-  readonly address: string;
+  /** the client's address, keyed and hashed (rules/quotas.ts addressKey): never the address itself */
+  readonly addressHash: string;
   /** the identity that signed the request (Web Bot Auth), or null: unverified */
   readonly agent: string | null;
 }
 
 /** Refuses a sender the owner blocked: the write's own (its agent, or its address), or the conversation's. */
 function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Conversation): void {
-  const senders = [senderKey(write.agent, write.address), conversation?.sender];
+  const senders = [senderKey(write.agent, write.addressHash), conversation?.sender];
   if (senders.some((sender) => sender != null && store.senderBlocks.isBlocked(sender))) throw refuse('sender_blocked');
 }
 
@@ -44,12 +46,12 @@ function append(
   text: string,
   at: number,
   key: string | null,
-  agent: string | null = null,
+  client: { agent: string | null; sender: SenderKey } | null = null,
 ): Message {
   const seq = conversation.last_seq + 1;
-  const message = { seq, author, message: text, created_at: isoTime(at), verified_agent: agent };
+  const message = { seq, author, message: text, created_at: isoTime(at), verified_agent: client?.agent ?? null };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
-  store.insertMessage(conversation.id, message, key);
+  store.insertMessage(conversation.id, message, key, client?.sender ?? null);
   store.advanceConversation(conversation.id, message, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
   return message;
 }
@@ -66,9 +68,9 @@ export function openConversation(
   return store.transaction(() => {
     refuseBlockedSender(store, write);
     if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
-    countOpening(store, write.quotas, write.at, write.address);
+    countOpening(store, write.quotas, write.at, write.addressHash);
     const id = randomUUID();
-    const sender = senderKey(write.agent, write.address);
+    const sender = senderKey(write.agent, write.addressHash);
     countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
     const token = randomBytes(32).toString('hex');
     const createdAt = isoTime(write.at);
@@ -93,7 +95,7 @@ export function openConversation(
       created_at: createdAt,
       verified_agent: write.agent,
     };
-    store.insertMessage(id, first, opening.key);
+    store.insertMessage(id, first, opening.key, sender);
     return { conversation, token };
   });
 }
@@ -119,9 +121,10 @@ export function followUp(
       return { message: original, duplicate: true, conversation };
     }
     if (conversation.status === 'closed') throw refuse('conversation_closed');
-    const sender = senderKey(write.agent, write.address);
+    const sender = senderKey(write.agent, write.addressHash);
     countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
-    const message = append(store, conversation, 'client', input.message, write.at, input.key, write.agent);
+    const client = { agent: write.agent, sender };
+    const message = append(store, conversation, 'client', input.message, write.at, input.key, client);
     return { message, duplicate: false, conversation };
   });
 }

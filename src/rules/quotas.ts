@@ -36,22 +36,23 @@ export interface Quotas {
 
 /**
  * The quotas a configuration sets. A share at or above what clients may store never binds,
- * and the reserve is at most a tenth of the maximum (none under 10). The agent share and the
- * unverified pool are by default half of what clients may store, from a maximum of 10 up: a
- * small maximum then behaves exactly as the shared maximum alone.
+ * and the reserve is at most a tenth of the maximum (none under 10). The unverified pool is by
+ * default half of what clients may store, from a maximum of 10 up (a small maximum then behaves
+ * exactly as the shared maximum alone), and an agent's share by default as large as the pool: an
+ * operator often acts for as many people as all unsigned senders together.
  */
 export function quotasOf(config: Config): Quotas {
   const maximum = config.dailyMessageLimit;
   const ownerReserve = maximum < 10 ? 0 : Math.min(config.dailyOwnerReserve, Math.floor(maximum / 10));
   const clientRoom = maximum - ownerReserve;
   const binding = (share: number) => (maximum === 0 || share >= clientRoom ? 0 : share);
-  const half = maximum < 10 ? 0 : Math.floor(clientRoom / 2);
+  const pool = config.dailyUnverifiedShare ?? (maximum < 10 ? 0 : Math.floor(clientRoom / 2));
   return Object.freeze({
     dailyMaximum: maximum,
     conversationShare: binding(config.dailyConversationShare),
     addressShare: binding(config.dailyAddressShare),
-    agentShare: binding(config.dailyAgentShare ?? half),
-    unverifiedPool: binding(config.dailyUnverifiedShare ?? half),
+    agentShare: binding(config.dailyAgentShare ?? pool),
+    unverifiedPool: binding(pool),
     ownerReserve,
     openingsPerHour: config.createLimitPerHour,
   });
@@ -109,28 +110,20 @@ export function countClientMessage(
 
 /**
  * Gives back to the day (or, `sign` 1, takes again) a conversation's client messages of the UTC day
- * of `at`: from the maximum, its share, the pool and each sender's share. A blocked conversation's
- * messages no longer count; unsigned ones are given back to the address that opened it.
+ * of `at`: from the maximum, its share, and each message's own sender (a verified agent's share, or
+ * an address's and the unverified pool). A blocked conversation's messages no longer count.
  */
-export function giveBackDay(
-  store: Store,
-  conversation: { id: string; sender: string | null },
-  at: number,
-  sign: 1 | -1,
-): void {
+export function giveBackDay(store: Store, conversationId: string, at: number, sign: 1 | -1): void {
   const day = utcDay(at);
   const from = `${day}T00:00:00.000Z`;
   const to = new Date(Date.parse(from) + DAY_MS).toISOString();
   const counts = store.quotaCounts;
-  for (const { agent, count } of counts.clientMessagesBetween(conversation.id, from, to)) {
+  for (const { sender, count } of counts.clientMessagesBetween(conversationId, from, to)) {
     const n = sign * count;
     counts.add(day, 'all', n);
-    counts.add(day, `conversation:${conversation.id}`, n);
-    if (agent !== null) counts.add(day, `agent:${agent}`, n);
-    else {
-      counts.add(day, 'unverified', n);
-      if (conversation.sender?.startsWith('address:')) counts.add(day, conversation.sender as SenderKey, n);
-    }
+    counts.add(day, `conversation:${conversationId}`, n);
+    if (sender !== null) counts.add(day, sender, n);
+    if (sender === null || sender.startsWith('address:')) counts.add(day, 'unverified', n);
   }
 }
 

@@ -108,7 +108,7 @@ function clientWriteOf(store: Store, quotas: Quotas, now: () => number) {
   return (client: Client): ClientWrite => ({
     at: now(),
     quotas,
-    address: addressKey(addressSecret, client.address),
+    addressHash: addressKey(addressSecret, client.address),
     agent: client.agent,
   });
 }

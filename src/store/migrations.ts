@@ -113,13 +113,14 @@ export const MIGRATIONS: readonly string[] = [
       SET changed_at = (SELECT max(created_at) FROM messages WHERE conversation_id = conversations.id);`,
 
   // Verified agents (Web Bot Auth): the identity that signed a conversation's opening and each
-  // client message (an https URL; null: unsigned), and the sender a block of the conversation's
-  // sender names: 'agent:<identity>' when the opening was verified, else 'address:<keyed hash>'
-  // (never an address as such). Senders the owner blocked, refused when they open or follow up.
+  // client message (an https URL; null: unsigned); the sender a block of the conversation's sender
+  // names, and the sender each client message was counted against, so that a block gives each its
+  // own back: 'agent:<identity>' when signed, else 'address:<keyed hash>' (never an address as
+  // such). Senders the owner blocked, refused when they open or follow up.
   `ALTER TABLE conversations ADD COLUMN verified_agent TEXT;
    ALTER TABLE conversations ADD COLUMN sender TEXT; -- null for a conversation opened before this migration
    ALTER TABLE messages ADD COLUMN verified_agent TEXT;
-   CREATE INDEX conversations_by_verified_agent ON conversations (verified_agent) WHERE verified_agent IS NOT NULL;
+   ALTER TABLE messages ADD COLUMN sender TEXT; -- null for the owner's, and for a message stored before
 
    CREATE TABLE blocked_senders (
      sender          TEXT PRIMARY KEY, -- 'agent:<identity>' or 'address:<keyed hash>'

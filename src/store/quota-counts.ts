@@ -11,6 +11,7 @@ export type SenderKey = `agent:${string}` | `address:${string}`;
  * client messages together (the unverified pool).
  */
 export type Sender = 'all' | 'owner' | 'unverified' | `conversation:${string}` | SenderKey;
+type SenderCount = { readonly sender: SenderKey | null; readonly count: number };
 
 function prepareStatements(db: DatabaseSync) {
   const sql = (text: string) => db.prepare(text);
@@ -24,10 +25,10 @@ function prepareStatements(db: DatabaseSync) {
     openings: sql('SELECT count(*) AS count, min(at) AS oldest FROM recent_openings WHERE address = ? AND at > ?'),
     recordOpening: sql('INSERT INTO recent_openings (address, at) VALUES (?, ?)'),
     dropOpeningsBefore: sql('DELETE FROM recent_openings WHERE at <= ?'),
-    // A conversation's client messages stored between two instants (ISO 8601), by who signed them.
-    clientMessagesBetween: sql(`SELECT verified_agent, count(*) AS count FROM messages
+    // A conversation's client messages stored between two instants (ISO 8601), by the sender each counted against.
+    clientMessagesBetween: sql(`SELECT sender, count(*) AS count FROM messages
       WHERE conversation_id = ? AND author = 'client' AND created_at >= ? AND created_at < ?
-      GROUP BY verified_agent`),
+      GROUP BY sender`),
   };
 }
 
@@ -46,13 +47,12 @@ export class QuotaCounts {
   add(day: string, sender: Sender, n = 1): void {
     this.#sql.add.run(day, sender, n, n);
   }
-  /** How many client messages of a conversation were stored in [from, to), per signer (null: unsigned). */
-  clientMessagesBetween(conversationId: string, from: string, to: string): { agent: string | null; count: number }[] {
-    const rows = this.#sql.clientMessagesBetween.all(conversationId, from, to) as {
-      verified_agent: string | null;
-      count: number;
-    }[];
-    return rows.map((row) => ({ agent: row.verified_agent, count: row.count }));
+  /**
+   * How many client messages of a conversation were stored in [from, to), per the sender each was
+   * counted against (null: stored before senders were kept).
+   */
+  clientMessagesBetween(conversationId: string, from: string, to: string): SenderCount[] {
+    return this.#sql.clientMessagesBetween.all(conversationId, from, to) as unknown as SenderCount[];
   }
   /** Drops the counts of every day before `day`. */
   dropBefore(day: string): void {

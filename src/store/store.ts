@@ -51,8 +51,8 @@ function prepareStatements(db: DatabaseSync) {
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
     insertMessage: sql(
-      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key, verified_agent)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key, verified_agent, sender)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     messageBySeq: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq = ?`),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
@@ -225,9 +225,10 @@ export class Store {
     return Number(this.#sql.deleteExpired.run(now).changes);
   }
 
-  insertMessage(conversationId: string, message: Message, idempotencyKey: string | null): void {
+  /** Stores a message; a client's with the sender its quotas counted it against (null: the owner's). */
+  insertMessage(conversationId: string, message: Message, idempotencyKey: string | null, sender: string | null): void {
     const { seq, author, message: text, created_at, verified_agent } = message;
-    this.#sql.insertMessage.run(conversationId, seq, author, text, created_at, idempotencyKey, verified_agent);
+    this.#sql.insertMessage.run(conversationId, seq, author, text, created_at, idempotencyKey, verified_agent, sender);
   }
   messageBySeq(conversationId: string, seq: number): Message | undefined {
     return this.#sql.messageBySeq.get(conversationId, seq) as Message | undefined;

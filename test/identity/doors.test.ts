@@ -54,6 +54,8 @@ test('MCP: a bad signature on a tool call is the tool error REST would answer; e
     assert.deepEqual([error.code, error.reason], [code, reason]);
     if (code === 503) assert.ok(error.retry_after_seconds > 0, 'the tool error says when to try again');
   }
+  const unknownTool = await signedTool(service, 'no_such_tool', {}, { key: OTHER_KEY, agent: directory.origin });
+  assert.equal(JSON.parse(unknownTool.body.result.content[0].text).error.reason, 'signature_invalid', 'judged first');
   const headers = await signedHeaders(service, 'POST', '/mcp', { key: OTHER_KEY, agent: directory.origin });
   const listed = await mcp.rpc(service, mcp.call('tools/list'), { headers });
   assert.equal(listed.status, 401, 'a request that is not a tool call has no tool error to carry it');

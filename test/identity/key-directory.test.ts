@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  DirectoryBusy,
   KeyDirectories,
   maxAgeSeconds,
   type DirectoryAnswer,
@@ -228,5 +229,14 @@ test('a shared fetch that fails answers every waiting request unavailable', asyn
   const lookups = [A, B].map((key) => keys.keyFor(DIRECTORY, key.keyid, T0));
   deferred.reject(new Error('the answer is larger than 65536 bytes'));
   for (const lookup of await Promise.all(lookups)) assert.equal(lookup.kind, 'unavailable');
+  assert.equal(calls.length, 1);
+});
+
+test('a shared fetch the outbound guard had no room for answers each waiting request busy, not an error', async () => {
+  const deferred = Promise.withResolvers<DirectoryAnswer>();
+  const { calls, keys } = directories(() => deferred.promise);
+  const lookups = [A, B].map((key) => keys.keyFor(DIRECTORY, key.keyid, T0));
+  deferred.reject(new DirectoryBusy('too many name lookups'));
+  for (const lookup of await Promise.all(lookups)) assert.equal(lookup.kind, 'busy');
   assert.equal(calls.length, 1);
 });

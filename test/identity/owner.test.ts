@@ -143,3 +143,34 @@ test('a sender block stops follow-ups of its other conversations already in flig
   }
   assert.equal(service.store.messageCount(), 2);
 });
+
+test('a block gives each sender back its own messages of the day; an unblock takes each its own again', async (t) => {
+  const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1', DAILY_ADDRESS_SHARE: '6' } });
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const opened = await open(service, undefined, from('10.0.0.1')); // A: 1
+  const messages = `${OPEN}/${opened.id}/messages`;
+  const send = (token: string, path: string, address: string) =>
+    request(service.url, 'POST', path, { token, key: newKey(), json: { message: 'More.' }, headers: from(address) });
+  for (let i = 0; i < 5; i++) assert.equal((await send(opened.token, messages, '10.0.0.2')).status, 201); // B: 5
+
+  await owner(service, 'block', opened.id);
+  const fromB = await open(service, undefined, from('10.0.0.2')); // B: 1, its 5 given back
+  const toB = `${OPEN}/${fromB.id}/messages`;
+  for (let i = 0; i < 5; i++) assert.equal((await send(fromB.token, toB, '10.0.0.2')).status, 201);
+  assertRefused(await send(fromB.token, toB, '10.0.0.2'), 429, /share of 6/);
+
+  await owner(service, 'unblock', opened.id); // A: 1 again, B: 11
+  assert.equal((await open(service, undefined, from('10.0.0.1'))).status, 201, "A's count holds only its own message");
+  assertRefused(await open(service, undefined, from('10.0.0.2')), 429, /share of 6/);
+});
+
+test('stats fills in the shares a server of the previous release did not record', async (t) => {
+  const service = await startVerifyingService(t);
+  const recorded = JSON.parse(service.store.setting('quotas')!) as Record<string, number>;
+  const { agentShare: _agent, unverifiedPool: _pool, ...older } = recorded;
+  service.store.transaction(() => service.store.recordSetting('quotas', JSON.stringify(older)));
+  const stats = JSON.parse(await owner(service, 'stats', '--json'));
+  assert.equal(stats.busiest_verified_agent_today.share, 225);
+  assert.deepEqual(stats.unverified_today, { count: 0, pool: 225 });
+  assert.match(await owner(service, 'stats'), /busiest verified agent: 0 of its share of 225/);
+});

@@ -50,7 +50,6 @@ test('a request without a web-bot-auth Signature-Input is unsigned, whatever els
     { 'signature-input': 'sig1=("@authority");created=1;keyid="k";tag="other-profile"' },
     { 'signature-input': 'sig1=("@authority");created=1;keyid="k"' },
     { 'signature-input': 'sig1=("@authority");created=1;keyid="k";tag=web-bot-auth' }, // a token, not the string
-    { 'signature-input': 'sig1="web-bot-auth";tag="web-bot-auth"' }, // an item, not a list of components
   ];
   for (const headers of unsigned) assert.deepEqual(readSignature(headers, noHttpHosts), { kind: 'unsigned' });
 });
@@ -166,6 +165,8 @@ test('each malformed request is answered with the problem to fix', async () => {
     [{ 'signature-agent': 'sig1="not a url"' }, /the Signature-Agent value "not a url" is not an absolute URL/],
     [{ 'signature-agent': 'sig1="ftp://agent.example"' }, /must use https$/],
     [{ 'signature-agent': 'sig1="https://u:p@agent.example"' }, /must not hold a user name or password/],
+    [{ 'signature-agent': 'sig1="https://agent.example./"' }, /host must not end with a dot/],
+    [{ 'signature-input': 'sig1=?1;tag="web-bot-auth"' }, /signature sig1 must be a list of covered components/],
     [{ 'signature-agent': `sig1="https://agent.example/${'x'.repeat(2048)}"` }, /at most 2048 characters/],
     [{ 'signature-agent': 'sig1="https://agent.example/card";type=cimd' }, /type cimd, which this service does not/],
     [{ 'signature-agent': 'sig1="https://agent.example/a";type=directory' }, /type=directory, so it must be an origin/],

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { shown, shownBody, shownShort } from '../../src/base/terminal.ts';
+import { shown, shownBody, shownShort, verifiedLabel } from '../../src/base/terminal.ts';
 import { newKey, openConversation, request, ROOT, runOwner, startTestService, tempDir, waitUntil } from '../helpers.ts';
 import { startWatch } from '../owner-run.ts';
 
@@ -167,4 +167,12 @@ test('a shortened line is cut between characters, never inside one or inside an 
   assert.equal(cut, `${'😀'.repeat(9)}…`);
   assert.ok(cut.isWellFormed(), 'no half of a surrogate pair');
   assert.equal(shownShort(`${'a'.repeat(8)}\u202e${'b'.repeat(8)}`, 10), `${'a'.repeat(8)}\\u202e…`);
+});
+
+test('a verified identity shows its whole host, whose end is the domain that proved it; only a path is cut', () => {
+  const decoy = `https://openai.com.${'a'.repeat(120)}.evil.example`;
+  assert.equal(verifiedLabel(decoy), `verified: openai.com.${'a'.repeat(120)}.evil.example`);
+  assert.equal(verifiedLabel('https://agent.example'), 'verified: agent.example');
+  assert.equal(verifiedLabel('https://agent.example:8443/keys.json'), 'verified: agent.example:8443/keys.json');
+  assert.match(verifiedLabel(`https://agent.example/${'p'.repeat(200)}`), /^verified: agent\.example\/p{58}…$/);
 });

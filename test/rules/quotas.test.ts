@@ -204,6 +204,17 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
   assert.match(send.description, sentence);
 });
 
+test("an agent's share is by default as large as the unverified pool, whatever sets the pool", async (t) => {
+  const limitsOf = async (env: Record<string, string>) =>
+    (await request((await startTestService(t, { env })).url, 'GET', '/api/v1/contact-info')).body.limits;
+  const defaults = await limitsOf({});
+  assert.deepEqual([defaults.daily_agent_share, defaults.daily_unverified_share], [225, 225]);
+  const pool = await limitsOf({ DAILY_UNVERIFIED_SHARE: '100' });
+  assert.deepEqual([pool.daily_agent_share, pool.daily_unverified_share], [100, 100]);
+  const both = await limitsOf({ DAILY_UNVERIFIED_SHARE: '100', DAILY_AGENT_SHARE: '40' });
+  assert.deepEqual([both.daily_agent_share, both.daily_unverified_share], [40, 100]);
+});
+
 async function readIfThere(file: string): Promise<string> {
   const { readFile } = await import('node:fs/promises');
   return readFile(file, 'utf8').catch(() => '');

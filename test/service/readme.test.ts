@@ -161,16 +161,19 @@ function seedReadmeConversations(dbPath: string): void {
     ] as const) {
       store.insertConversation(conversation(id, lastSeq, ownerSeq), id.replaceAll('-', '').repeat(2), `readme-${id}`);
       for (let seq = 1; seq <= lastSeq; seq++) {
+        const client = seq % 2 === 1;
+        const verified = client && id.startsWith('91c2');
         store.insertMessage(
           id,
           {
             seq,
-            author: seq % 2 === 1 ? 'client' : 'owner',
+            author: client ? 'client' : 'owner',
             message: `message ${seq}`,
             created_at: at,
-            verified_agent: seq % 2 === 1 && id.startsWith('91c2') ? 'https://scout.example' : null,
+            verified_agent: verified ? 'https://scout.example' : null,
           },
           null,
+          client ? (verified ? 'agent:https://scout.example' : 'address:0123abcd') : null,
         );
       }
     }

@@ -144,20 +144,22 @@ export function toolsOf(app: App): ReturnType<typeof toolList> {
 
 /**
  * Runs the tool `name`: its result as structured content and as the same JSON in one text
- * block, or its refusal as a result with isError. Undefined when there is no such tool.
+ * block, or its refusal as a result with isError. Undefined when there is no such tool, unless the
+ * request's signature was refused: that is judged before anything else, the tool's name included.
  */
 export async function callTool(
   ctx: Pick<RequestContext, 'app' | 'client' | 'whenGone' | 'refusalOf' | 'signatureRefusal'>,
   name: unknown,
   args: unknown,
 ) {
-  if (typeof name !== 'string' || !Object.hasOwn(RUN, name)) return undefined;
+  const tool = typeof name === 'string' && Object.hasOwn(RUN, name) ? (name as ToolName) : undefined;
+  if (tool === undefined && !ctx.signatureRefusal) return undefined;
   try {
-    if (ctx.signatureRefusal) throw ctx.signatureRefusal; // judged before anything else of the request
+    if (ctx.signatureRefusal) throw ctx.signatureRefusal;
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw refuse('not_an_object');
     }
-    const run = RUN[name as ToolName];
+    const run = RUN[tool!];
     const value = (await run({
       app: ctx.app,
       client: ctx.client,
@@ -166,7 +168,7 @@ export async function callTool(
     })) as object;
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false };
   } catch (err) {
-    const refusal = ctx.refusalOf(err, { tool: name });
+    const refusal = ctx.refusalOf(err, { tool: tool ?? '(unknown)' });
     const retry = refusal.headers['retry-after'];
     const error = {
       code: refusal.status,
