@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { openConversation, request, runOwner, startTestService, waitUntil } from '../helpers.ts';
 import { receiver } from '../receiver.ts';
 import { bearer, message, rpc } from '../doors/a2a/calls.ts';
+import * as mcp from '../doors/mcp/calls.ts';
 
 const env = { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' };
 const FAST = { tickMs: 20, retryAfterMs: [50], giveUpAfterMs: 60_000 };
@@ -40,20 +41,9 @@ test('MCP: check_updates with news is answered within the interval; without, ref
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
   const check = async () => {
-    const response = await request(service.url, 'POST', '/mcp', {
-      json: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'check_updates',
-          arguments: { conversation_id: conversation.id, access_token: conversation.token },
-        },
-      },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
-    const result = response.body.result;
-    return result.isError ? JSON.parse(result.content[0].text).error.reason : result.structuredContent.new_reply;
+    const credential = { conversation_id: conversation.id, access_token: conversation.token };
+    const { ok, refused } = await mcp.tool(service, 'check_updates', credential);
+    return refused ? refused.reason : ok.new_reply;
   };
   assert.equal(await check(), false);
   assert.equal(await check(), 'poll_too_soon');

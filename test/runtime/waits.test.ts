@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
 import { assertRefused, openConversation, request, runOwner, startTestService, waitUntil } from '../helpers.ts';
+import * as mcp from '../doors/mcp/calls.ts';
 
 const updates = (conversation: { id: string }, query: string) =>
   `/api/v1/conversations/${conversation.id}/updates${query}`;
@@ -205,29 +206,15 @@ test("MCP's check_updates waits the same way, up to 50 seconds", async (t) => {
   const service = await startTestService(t);
   const conversation = await openConversation(service.url);
   const call = (args: Record<string, unknown>) =>
-    request(service.url, 'POST', '/mcp', {
-      json: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'check_updates',
-          arguments: { conversation_id: conversation.id, access_token: conversation.token, ...args },
-        },
-      },
-      headers: { accept: 'application/json, text/event-stream' },
-    });
+    mcp.tool(service, 'check_updates', { conversation_id: conversation.id, access_token: conversation.token, ...args });
   const tooLong = await call({ after: 1, wait: 51 });
-  assert.match(tooLong.body.result.content[0].text, /`wait` must be a whole number of seconds from 0 to 50/);
+  assert.match(String(tooLong.refused?.message), /`wait` must be a whole number of seconds from 0 to 50/);
   const waiting = call({ after: 1, wait: 50 });
   await waitUntil(() => service.waitingPolls() === 1, 'the call is held');
   await runOwner(service.dbPath, ['reply', conversation.id, 'Through MCP too.']);
   const answer = await waiting;
-  assert.equal(answer.body.result.structuredContent.new_reply, true);
-  const listed = await request(service.url, 'POST', '/mcp', {
-    json: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-    headers: { accept: 'application/json, text/event-stream' },
-  });
+  assert.equal(answer.ok.new_reply, true);
+  const listed = await mcp.rpc(service, mcp.call('tools/list', {}, 2));
   const tool = listed.body.result.tools.find((candidate: { name: string }) => candidate.name === 'check_updates');
   assert.equal(tool.inputSchema.properties.wait.maximum, 50);
   assert.match(tool.description, /up to 50 seconds, below the usual 60-second client time-out/);

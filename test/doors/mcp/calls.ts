@@ -51,6 +51,7 @@ export async function tool(service: TestService, name: string, args: unknown) {
     ok: undefined,
     refused: JSON.parse(result.content[0].text).error as {
       code: number;
+      reason: string;
       message: string;
       retry_after_seconds?: number;
     },
