@@ -24,14 +24,14 @@ const MAX_URL_LENGTH = 2048; // the usual practical limit of browsers and server
 export function readSignatureAgent(
   headers: RequestHeaders,
   label: string,
-  isAllowedHttpHost: (host: string) => boolean,
+  isAllowedHttp: (url: URL) => boolean,
 ): SignatureAgent {
   const field = combinedField(headers, 'signature-agent');
   if (field === undefined) {
     throw new Error('the Signature-Agent header is missing: it names where the signing key is published');
   }
   if (field.startsWith('"')) {
-    const url = agentUrl(stringValue(parseItemField(field, 'Signature-Agent')), isAllowedHttpHost);
+    const url = agentUrl(stringValue(parseItemField(field, 'Signature-Agent')), isAllowedHttp);
     return { ...locate(url, 'origin-or-url'), component: { name: 'signature-agent' }, legacy: true };
   }
   const member = parseDictionary(field, 'Signature-Agent').get(label);
@@ -41,7 +41,7 @@ export function readSignatureAgent(
   if (member.kind !== 'item') {
     throw new Error(`the Signature-Agent member ${excerpt(label)} must be a string holding a URL`);
   }
-  const url = agentUrl(stringValue(member), isAllowedHttpHost);
+  const url = agentUrl(stringValue(member), isAllowedHttp);
   const component = { name: 'signature-agent', key: label };
   return { ...locate(url, discoveryType(member, label)), component, legacy: false };
 }
@@ -67,14 +67,15 @@ function discoveryType(member: Item, label: string): 'origin-or-url' | 'origin' 
   );
 }
 
-function agentUrl(text: string, isAllowedHttpHost: (host: string) => boolean): URL {
+function agentUrl(text: string, isAllowedHttp: (url: URL) => boolean): URL {
   if (text.length > MAX_URL_LENGTH) {
     throw new Error(`the Signature-Agent URL must be at most ${MAX_URL_LENGTH} characters (it has ${text.length})`);
   }
   const url = URL.parse(text);
   if (url === null) throw new Error(`the Signature-Agent value "${excerpt(text)}" is not an absolute URL`);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowedHttpHost(url.hostname))) {
-    const only = url.protocol === 'http:' ? ' (http is only for hosts the owner of this service allows)' : '';
+  // http to a host and port the owner did not allow can never be fetched: a mistake to fix, not to retry
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowedHttp(url))) {
+    const only = url.protocol === 'http:' ? ' (http is only for the hosts and ports the owner of this service allows)' : '';
     throw new Error(`the Signature-Agent URL ${excerpt(text)} must use https${only}`);
   }
   if (url.username !== '' || url.password !== '') {
@@ -85,18 +86,32 @@ function agentUrl(text: string, isAllowedHttpHost: (host: string) => boolean): U
   return url;
 }
 
-/** An origin's keys are at its well-known directory; any other URL is itself the JWK Set. */
+/**
+ * An origin's keys are at its well-known directory; any other URL is itself the JWK Set. One key
+ * directory is one identity however it is spelled: the URL is normalized first (scheme and host lower
+ * case and the default port dropped, as URL does; unreserved characters decoded, other escapes in upper
+ * case; no trailing `/`; no query or fragment), and the explicit well-known URL is its origin.
+ */
 function locate(url: URL, discovery: 'origin-or-url' | 'origin' | 'url'): Omit<SignatureAgent, 'component' | 'legacy'> {
-  const namesOrigin = url.pathname === '/' || url.pathname === '';
+  const normal = new URL(url.origin);
+  normal.pathname = normalPath(url.pathname);
+  const namesOrigin = normal.pathname === '/' || normal.pathname === DIRECTORY_PATH;
   if (discovery === 'origin' && !namesOrigin) {
     throw new Error(`the Signature-Agent URL ${excerpt(url.href)} has type=directory, so it must be an origin`);
   }
-  if (namesOrigin && discovery !== 'url') {
-    return { agentUrl: url.href, identity: url.origin, directoryUrl: `${url.origin}${DIRECTORY_PATH}` };
-  }
-  const fetched = new URL(url.href);
-  fetched.hash = ''; // never sent
-  const identity = new URL(fetched.href);
-  identity.search = ''; // one identity per JWK Set, however its query is spelled
-  return { agentUrl: url.href, identity: identity.href, directoryUrl: fetched.href };
+  const identity = namesOrigin ? normal.origin : normal.href;
+  // type=jwks_uri fetches the URL itself, even the origin's root; otherwise an origin's keys are well-known
+  const directoryUrl = namesOrigin && discovery !== 'url' ? `${normal.origin}${DIRECTORY_PATH}` : normal.href;
+  return { agentUrl: url.href, identity, directoryUrl };
+}
+
+const UNRESERVED = /^[A-Za-z0-9._~-]$/; // RFC 3986 §2.3: their escapes mean the same URL
+
+/** A path with unreserved characters unescaped, other escapes in upper case, and no trailing `/`. */
+function normalPath(path: string): string {
+  const unescaped = path.replace(/%([0-9A-Fa-f]{2})/g, (escape: string, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(character) ? character : escape.toUpperCase();
+  });
+  return unescaped.replace(/\/+$/, '') || '/';
 }

@@ -64,19 +64,19 @@ export type Judgement = { readonly kind: 'verified'; readonly identity: string }
 
 /**
  * The first web-bot-auth signature of the request (Signature-Input order), read and checked as far
- * as the headers allow; `isAllowedHttpHost` says which agent hosts may use http (tests, intranets): it
- * is given the URL's hostname, an IPv6 address in brackets.
+ * as the headers allow; `isAllowedHttp` says which agent URLs may use http (their host and port allowed,
+ * for tests and intranets).
  */
 export function readSignature(
   headers: RequestHeaders,
-  isAllowedHttpHost: (host: string) => boolean,
+  isAllowedHttp: (url: URL) => boolean,
 ): SignatureReading {
   try {
     const input = combinedField(headers, 'signature-input');
     if (input === undefined) return { kind: 'unsigned' };
     const chosen = firstWebBotAuth(parseDictionary(input, 'Signature-Input'));
     if (chosen === undefined) return { kind: 'unsigned' };
-    return readChosen(headers, chosen.label, chosen.list, isAllowedHttpHost);
+    return readChosen(headers, chosen.label, chosen.list, isAllowedHttp);
   } catch (err) {
     // The parsers refuse with a plain Error; anything else (a TypeError) is a bug, not the client's.
     if (!(err instanceof Error) || err.constructor !== Error) throw err;
@@ -101,13 +101,13 @@ function readChosen(
   headers: RequestHeaders,
   label: string,
   list: InnerList,
-  isAllowedHttpHost: (host: string) => boolean,
+  isAllowedHttp: (url: URL) => boolean,
 ): SignedRequest {
   const shown = excerpt(label); // a label is any dictionary key: it is repeated cut short
   const covered = parseCoveredComponents(list);
   const params = readParams(list, shown);
   const signature = readSignatureBytes(headers, label, params.alg);
-  const agent = readSignatureAgent(headers, label, isAllowedHttpHost);
+  const agent = readSignatureAgent(headers, label, isAllowedHttp);
   const names = covered.map((component) => component.name);
   if (!names.includes('@authority') && !names.includes('@target-uri')) {
     throw new Error(`the signature ${shown} must cover "@authority" (or "@target-uri")`);

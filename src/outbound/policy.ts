@@ -27,12 +27,6 @@ export function isAllowedHost(url: URL, policy: OutboundPolicy): boolean {
   });
 }
 
-/** Whether some entry names this host, on any port: it may use http (each URL's port is checked when it is called). */
-export function namesHost(hostname: string, policy: OutboundPolicy): boolean {
-  const host = hostKey(hostname);
-  return policy.allowedHosts.some((entry) => allowedEntry(entry).host === host);
-}
-
 /** An entry as a host and a port (null: any port). Several colons without brackets: an IPv6 address. */
 export function allowedEntry(entry: string): { host: string; port: string | null } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);

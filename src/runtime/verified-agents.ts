@@ -13,7 +13,7 @@ import { DirectoryBusy, KeyDirectories, type DirectoryAnswer } from '../identity
 import { judgeBeforeKey, judgeSignature, readSignature, type SignedRequest } from '../identity/signed-request.ts';
 import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
-import { namesHost } from '../outbound/policy.ts';
+import { isAllowedHost } from '../outbound/policy.ts';
 import { refuse } from '../refusals/refusal.ts';
 
 const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
@@ -55,7 +55,7 @@ async function fetchDirectory(url: URL, policy: OutboundPolicy): Promise<Directo
  * key_directory_unavailable.
  */
 export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise<string> {
-  const reading = readSignature(req.headers, (host) => namesHost(host, app.outboundPolicy));
+  const reading = readSignature(req.headers, (url) => isAllowedHost(url, app.outboundPolicy));
   if (reading.kind === 'unsigned') return null;
   if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
   const early = judgeBeforeKey(reading, app.now());

@@ -84,13 +84,13 @@ test('the legacy string Signature-Agent is a member keyed to the label, covered 
   assert.equal(judgeSignature(reading, serviceRequest(headers), KEY.publicKey, NOW).kind, 'verified');
 });
 
-test('a URL with a path is fetched itself as the JWK Set; the identity drops its query', async () => {
+test('a URL with a path is fetched itself as the JWK Set, without its query, which no identity keeps', async () => {
   const headers = await signRequest({
     key: KEY,
     headers: { 'Signature-Agent': 'sig1="https://agent.example/keys/jwks.json?v=2#frag"' },
   });
   const reading = signed(readSignature(headers, noHttpHosts));
-  assert.equal(reading.directoryUrl, 'https://agent.example/keys/jwks.json?v=2');
+  assert.equal(reading.directoryUrl, 'https://agent.example/keys/jwks.json');
   assert.equal(reading.identity, 'https://agent.example/keys/jwks.json');
   const agent = (value: string) => signRequest({ key: KEY, headers: { 'Signature-Agent': value } });
   const typed = await agent('sig1="https://agent.example/";type=jwks_uri');
@@ -127,8 +127,10 @@ test('more covered components are each checked, with @target-uri standing for @a
 
 test('an agent URL over http is read only for a host the caller allows', async () => {
   const headers = await signRequest({ key: KEY, headers: { 'Signature-Agent': 'sig1="http://127.0.0.1:8080"' } });
-  assert.match(problemOf(readSignature(headers, noHttpHosts)), /must use https \(http is only for hosts the owner/);
-  const allowed = signed(readSignature(headers, (host) => host === '127.0.0.1'));
+  assert.match(problemOf(readSignature(headers, noHttpHosts)), /must use https \(http is only for the hosts and ports/);
+  const otherPort = readSignature(headers, (url) => url.host === '127.0.0.1:9000');
+  assert.match(problemOf(otherPort), /must use https/, 'a port the owner did not allow is refused as malformed');
+  const allowed = signed(readSignature(headers, (url) => url.host === '127.0.0.1:8080'));
   assert.equal(allowed.directoryUrl, 'http://127.0.0.1:8080/.well-known/http-message-signatures-directory');
 });
 
