@@ -10,6 +10,7 @@ import { agentsCommands } from './owner/agents.ts';
 import { conversationCommands } from './owner/conversations.ts';
 import { maintenanceCommands } from './owner/maintenance.ts';
 import { restoreCommands } from './owner/restore.ts';
+import { senderCommands } from './owner/senders.ts';
 import { showCommands } from './owner/show.ts';
 import { statsCommands } from './owner/stats.ts';
 import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/shared.ts';
@@ -19,6 +20,7 @@ import { shown } from './base/terminal.ts';
 
 const COMMANDS: Record<string, Command | FileCommand> = {
   ...conversationCommands,
+  ...senderCommands,
   ...showCommands,
   ...agentsCommands,
   ...maintenanceCommands,
@@ -82,9 +84,11 @@ function textArgs(command: Command, args: string[]) {
   return { values, positionals: words };
 }
 
-/** The arguments a usage names: one per <…>, any number where it says … (text, slugs). */
+/** The arguments a usage names: one per <…> that is no option's value, any number where it says … (text, slugs). */
 function mostArguments(usage: string): number {
-  return usage.includes('…') ? Infinity : (usage.match(/<[^>]+>/g) ?? []).length;
+  if (usage.includes('…')) return Infinity;
+  const positionals = (form: string) => (form.replace(/--\S+ <[^>]+>/g, '').match(/<[^>]+>/g) ?? []).length;
+  return Math.max(...usage.split(' | ').map(positionals));
 }
 
 /** One line on stderr per mistake (a list for a listings file), exit 1, nothing half-written. */

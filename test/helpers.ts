@@ -21,6 +21,7 @@ export const UNLIMITED_QUOTAS: Quotas = {
   addressShare: 0,
   agentShare: 0,
   unverifiedPool: 0,
+  verifiedPool: 0,
   ownerReserve: 0,
   openingsPerHour: 0,
 };

@@ -38,12 +38,17 @@ export function loadConfig(env: Env = process.env) {
     // (a shared host or NAT) each holding a lively conversation, while a flood from one address
     // leaves 350 of the 450 client messages of a default day to everyone else.
     dailyAddressShare: readInteger(env, 'DAILY_ADDRESS_SHARE', 100, 0, 1e9),
-    // A verified agent's share (Web Bot Auth): an operator often acts for many people from many
-    // addresses, so by default as much as the whole unverified pool (null: that default, half of
-    // what clients may store); the owner who finds one too busy blocks it by name.
+    // A site's share (Web Bot Auth: every verified identity of one registrable domain together): an
+    // operator often acts for many people from many addresses, so by default as much as the whole
+    // verified pool (null: that default); the owner who finds one too busy blocks it by name or site.
     dailyAgentShare: readOptionalInteger(env, 'DAILY_AGENT_SHARE', 0, 1e9),
-    // All unverified client messages together: a flood of unsigned senders from many addresses
-    // takes this much of the day and no more (null: half of what clients may store a day).
+    // All verified strangers (signed, not the owner's contacts) together: a flood of identities, which
+    // cost nothing to make, takes this much of the day and no more (null: a third of what clients may
+    // store a day).
+    dailyVerifiedShare: readOptionalInteger(env, 'DAILY_VERIFIED_SHARE', 0, 1e9),
+    // All unverified client messages together: a flood of unsigned senders from many addresses takes
+    // this much of the day and no more (null: a third of what clients may store a day). The third
+    // that neither pool may take is room only the owner's contacts can use.
     dailyUnverifiedShare: readOptionalInteger(env, 'DAILY_UNVERIFIED_SHARE', 0, 1e9),
     // Kept for the owner's replies: clients can never fill the day to the point where the owner
     // must force a reply. At most a tenth of the maximum is ever kept (none under 10).

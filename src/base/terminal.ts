@@ -45,20 +45,19 @@ export function shownBody(text: string): string {
 
 /**
  * Who wrote, as the owner reads it: the self-declared name (or that none was given), and the
- * identity a Web Bot Auth signature proved, `verified: agent.example`, or `(unverified)`.
+ * identity a Web Bot Auth signature proved, `verified: https://agent.example` (or, for one of the
+ * owner's contacts, `contact: https://agent.example`), or `(unverified)`.
  */
-export function senderLabel(agentName: string | null, verifiedAgent: string | null): string {
+export function senderLabel(agentName: string | null, verifiedAgent: string | null, contact = false): string {
   const name = agentName ? shownShort(agentName, 40) : '(no name given)';
-  if (verifiedAgent !== null) return `${name} (${verifiedLabel(verifiedAgent)})`;
+  if (verifiedAgent !== null) return `${name} (${verifiedLabel(verifiedAgent, contact)})`;
   return agentName ? `${name} (unverified)` : name;
 }
 
 /**
- * A verified identity as the owner reads it: `verified: agent.example`, its scheme dropped. The
- * host is shown whole (at most 253 characters), since its end is the domain that proved it; only
- * a path is cut short.
+ * A verified identity as the owner reads it, spelled as everywhere else (the origin or URL, lower
+ * case, default port omitted), whole: `verified: https://agent.example`, or `contact: …` for a contact.
  */
-export function verifiedLabel(identity: string): string {
-  const [, host = identity, path = ''] = /^https?:\/\/([^/]*)(.*)$/s.exec(identity) ?? [];
-  return `verified: ${shown(host)}${path === '/' ? '' : shownShort(path, 60)}`;
+export function verifiedLabel(identity: string, contact = false): string {
+  return `${contact ? 'contact' : 'verified'}: ${shown(identity)}`;
 }

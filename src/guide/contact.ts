@@ -2,6 +2,7 @@
 // (JSON, doors/rest/public.ts), /llms.txt (plain text, doors/web/llms-txt.ts) and the web page's
 // contact section. The numbers in it are the ones the server enforces.
 
+import { suffixList } from '../base/sites.ts';
 import type { RunningConfig } from '../base/config.ts';
 import type { App } from '../runtime/app.ts';
 import { KEY_RULE, BOUNDS } from '../base/contract.ts';
@@ -66,10 +67,12 @@ function protocolSteps(config: RunningConfig): string[] {
       `tag="web-bot-auth", covering "@authority" (${new URL(config.publicBaseUrl).host}) and "signature-agent", ` +
       'with created, expires and keyid (the RFC 7638 thumbprint of your key), your keys published as a JWK Set at ' +
       '<your origin>/.well-known/http-message-signatures-directory). The owner then sees who you are, your ' +
-      'conversation and messages carry verified_agent, and your messages count against a share of your own rather ' +
-      "than your address's. The access_token stays your authorization; unsigned requests work as before. A bad " +
-      'signature is refused, never ignored: 400 signature_malformed, 401 signature_invalid, 503 ' +
-      'key_directory_unavailable with Retry-After.',
+      'conversation and messages carry verified_agent (the opening\'s answer too), and your messages count ' +
+      "against your site's share and the verified pool rather than your address's; once the owner trusts you, " +
+      'against neither. Sign each write anew (a fresh created, or a nonce): a signature authorizes one write, ' +
+      'and another write carrying it gets 401 signature_replayed. The access_token stays your authorization; ' +
+      'unsigned requests work as before. A bad signature is refused, never ignored: 400 signature_malformed, ' +
+      '401 signature_invalid, 503 key_directory_unavailable with Retry-After.',
   ];
 }
 
@@ -88,6 +91,7 @@ function limitNumbers(app: App) {
     daily_conversation_share: quotas.conversationShare,
     daily_address_share: quotas.addressShare,
     daily_agent_share: quotas.agentShare,
+    daily_verified_share: quotas.verifiedPool,
     daily_unverified_share: quotas.unverifiedPool,
     daily_owner_reserve: quotas.ownerReserve,
     poll_after_seconds: config.pollIntervalSeconds,
@@ -135,6 +139,10 @@ export function describeContact(app: App) {
     authentication:
       'Authorization: Bearer <access_token> (64 lowercase hex characters), only in that header, never in a URL.',
     limits: limitNumbers(app),
+    sites:
+      "A verified agent's site is the registrable domain of its identity's host (every subdomain of " +
+      'agent.example is agent.example; a host on an IP address is its own site), by the Public Suffix List ' +
+      `of ${suffixList().date}.`,
     limits_note:
       'A limit of 0 means unlimited (for a share: no share). ' +
       `${sentences.daily} ${sentences.shares} ${sentences.openings} ${sentences.requests} ${sentences.polling} ` +

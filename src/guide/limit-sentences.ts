@@ -9,13 +9,21 @@ const or = (value: number, text: string) => (value === 0 ? 'unlimited' : text);
 
 /** Each limit as one sentence. */
 export function limitSentences(config: RunningConfig, quotas: Quotas) {
-  const { dailyMaximum, conversationShare, addressShare, agentShare, unverifiedPool, ownerReserve } = quotas;
+  const { dailyMaximum, conversationShare, addressShare, agentShare, unverifiedPool, verifiedPool, ownerReserve } =
+    quotas;
   const requests = config.requestLimitPerMinute;
   const shares = [
     conversationShare > 0 ? `one conversation may store at most ${conversationShare} messages` : '',
-    agentShare > 0 ? `one verified agent (its requests signed with Web Bot Auth) at most ${agentShare}` : '',
     addressShare > 0 ? `one address, unsigned, at most ${addressShare} (openings and follow-ups together)` : '',
     unverifiedPool > 0 ? `all unsigned senders together at most ${unverifiedPool}` : '',
+    agentShare > 0
+      ? `the verified agents of one site (requests signed with Web Bot Auth; a site is a registrable domain, ` +
+        `such as agent.example for all its subdomains) at most ${agentShare}`
+      : '',
+    verifiedPool > 0 ? `all verified agents the owner does not know yet together at most ${verifiedPool}` : '',
+    unverifiedPool > 0 || verifiedPool > 0
+      ? "the owner's contacts (verified agents the owner trusts) count against neither pool nor a site's share"
+      : '',
     ownerReserve > 0 ? `the last ${ownerReserve} are kept for the owner's replies` : '',
   ].filter((part) => part !== '');
   return {

@@ -87,7 +87,7 @@ export function signed<C extends RequestContext>(
     return handler({ ...ctx, signatureRefusal: err });
   };
   return (ctx) => {
-    let verdict: Promise<string> | null;
+    let verdict: ReturnType<typeof verifyAgent>;
     try {
       verdict = verifyAgent(ctx.app, ctx.req);
     } catch (err) {
@@ -95,7 +95,7 @@ export function signed<C extends RequestContext>(
     }
     if (verdict === null) return handler(ctx); // unsigned: nothing awaited, nothing fetched
     return verdict.then(
-      (agent) => handler({ ...ctx, client: { ...ctx.client, agent } }),
+      (verified) => handler({ ...ctx, client: { ...ctx.client, agent: verified.identity, signature: verified.signature } }),
       (err: unknown) => refused(ctx, err),
     );
   };

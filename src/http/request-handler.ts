@@ -167,7 +167,7 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     rawQuery: ex.rawQuery,
     params: decodeParams(match.rawParams),
     clientAddress: ex.clientAddress,
-    client: { address: ex.clientAddress, agent: null },
+    client: { address: ex.clientAddress, agent: null, signature: null },
     requestId: ex.requestId,
     readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
     note: (fields) => Object.assign(ex.notes, fields),

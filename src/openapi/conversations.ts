@@ -17,8 +17,9 @@ export const CONVERSATION_PATHS = {
       description:
         'The credential is returned only in this response. A retry with the same key gets 409 and no ' +
         'credential; when the response was lost, start again with a new key (a random UUID). Counts toward ' +
-        "the shared daily maximum and its sender's share of it: a verified agent's, or else the address's and " +
-        'the pool all unsigned senders share.',
+        "the shared daily maximum and its sender's share of it: a verified stranger's site's and the verified " +
+        "pool, or unsigned the address's and the unverified pool (a contact of the owner's, neither). A " +
+        'signature authorizes one write: another write carrying it gets 401 signature_replayed.',
       ok: {
         '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
       },
@@ -67,7 +68,8 @@ export const CONVERSATION_PATHS = {
       description:
         'A new Idempotency-Key per message. The same key with the identical body answers 200 with the ' +
         'original message and duplicate true; with a different body, 409. Counts toward the day and toward ' +
-        "the conversation's share and its sender's (a verified agent's, or else the address's and the pool).",
+        "the conversation's share and its sender's (a verified stranger's site's and the verified pool, or " +
+        "unsigned the address's and the unverified pool; a contact's, neither).",
       ok: {
         '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
         '200': {

@@ -29,7 +29,8 @@ const VERIFIED_AGENT = {
   type: ['string', 'null'],
   description:
     'The identity a Web Bot Auth signature proved (the https origin or key directory URL of the agent that signed); ' +
-    'null when unsigned. On the conversation, the opening\'s; on a client message, its own; owner messages have none.',
+    'null when unsigned. On the conversation and the opening\'s answer, the opening\'s (so an agent knows at once ' +
+    'whether its signature counted); on a client message, its own; owner messages have none.',
 };
 export const INTEGER = { type: 'integer' };
 export const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
@@ -171,6 +172,7 @@ export const SCHEMAS = {
     expires_at: DATE_TIME,
     ...links,
     privacy: STRING,
+    verified_agent: VERIFIED_AGENT,
   }),
   Conversation: object(
     [

@@ -1,12 +1,12 @@
-// The owner's commands on conversations: read them, answer, close, block, export, watch.
+// The owner's commands on conversations: the inbox, answer, close and reopen, watch. (Blocks and
+// contacts are in senders.ts, one conversation whole in show.ts.)
 
 import { keepRunning } from '../base/background.ts';
 import { watchOtherCommits } from '../store/other-commits.ts';
-import { setBlocked, setSenderBlocked } from '../rules/blocks.ts';
 import { close, ownerReply, reopen } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
-import { shown, shownBody, shownShort } from '../base/terminal.ts';
+import { shownBody, shownShort } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
 import {
   agentLabel,
@@ -15,6 +15,7 @@ import {
   quotasIn,
   readStdin,
   findConversation,
+  isContact,
   oneLine,
   OwnerError,
   when,
@@ -61,38 +62,12 @@ export const conversationCommands: Record<string, Command> = {
     summary: 'reopen a closed conversation',
     run: ({ positionals, store }) => change(store, positionals[0], 'Reopened', (id) => reopen(store, id)),
   },
-  block: {
-    usage: 'block <id> [--sender]',
-    options: { sender: { type: 'boolean' } },
-    summary:
-      "refuse an abusive client: its credential gets 403, and today's messages of the conversation no longer count " +
-      'against the day; --sender also refuses its sender (the verified agent, or else the address) every opening ' +
-      'and follow-up',
-    run: ({ positionals, values, store }) => block(store, positionals[0], true, values.sender === true),
-  },
-  unblock: {
-    usage: 'unblock <id> [--sender]',
-    options: { sender: { type: 'boolean' } },
-    summary: 'lift a block (and, with --sender, its sender\'s); its messages of today count again',
-    run: ({ positionals, values, store }) => block(store, positionals[0], false, values.sender === true),
-  },
   watch: {
     usage: 'watch',
     summary: 'print each new client message as it arrives; Ctrl-C ends it',
     run: ({ store }) => watch(store),
   },
 };
-
-/** block and unblock, of the conversation alone or with its sender: one line saying what was done. */
-function block(store: Store, idOrPrefix: string | undefined, blocked: boolean, sender: boolean): void {
-  const done = blocked ? 'Blocked' : 'Unblocked';
-  if (!sender) return change(store, idOrPrefix, done, (id) => setBlocked(store, id, blocked));
-  const { id } = findConversation(store, idOrPrefix);
-  const named = setSenderBlocked(store, id, blocked);
-  const agent = named.startsWith('agent:') ? named.slice('agent:'.length) : null;
-  const who = agent === null ? 'its address (by its keyed hash)' : `the verified agent ${shown(agent)}`;
-  console.log(`${done} ${id} and its sender, ${who}.`);
-}
 
 function change(store: Store, idOrPrefix: string | undefined, done: string, rule: (id: string) => void): void {
   const { id } = findConversation(store, idOrPrefix);
@@ -124,6 +99,7 @@ function inbox(store: Store, all: boolean, json: boolean): void {
         agent_name: agentName(metadata),
         agent_name_verified: false,
         verified_agent,
+        contact: isContact(store, verified_agent),
         preview: oneLine(last_message, 80),
       }),
     );
@@ -137,7 +113,7 @@ function inbox(store: Store, all: boolean, json: boolean): void {
     const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
     console.log(
       `${mark}${row.id}  ${row.status.padEnd(9)} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
+        `${agentLabel(store, row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
     );
   }
 }
@@ -166,7 +142,7 @@ function watch(store: Store): Promise<void> {
         if (message.created_at !== since) printedAtSince = new Set();
         since = message.created_at;
         printedAtSince.add(key);
-        const sender = agentLabel(message.metadata, message.verified_agent);
+        const sender = agentLabel(store, message.metadata, message.verified_agent);
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
       }

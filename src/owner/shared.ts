@@ -6,6 +6,7 @@ import type { Config } from '../base/config.ts';
 import { quotasOf, type Quotas } from '../rules/quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Conversation, Store } from '../store/store.ts';
+import { siteOf } from '../base/sites.ts';
 import { senderLabel } from '../base/terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
@@ -68,9 +69,14 @@ export function agentName(metadata: string): string | null {
   return (JSON.parse(metadata) as { agent_name?: string }).agent_name ?? null;
 }
 
-/** Who wrote, for the terminal: the declared name and `verified: <host>` or `(unverified)`. */
-export function agentLabel(metadata: string, verifiedAgent: string | null): string {
-  return senderLabel(agentName(metadata), verifiedAgent);
+/** Whether a verified identity is one of the owner's contacts, by itself or by its site. */
+export function isContact(store: Store, identity: string | null): boolean {
+  return identity !== null && store.contacts.isContact(identity, siteOf(identity));
+}
+
+/** Who wrote, for the terminal: the declared name and `verified: <identity>`, `contact: …` or `(unverified)`. */
+export function agentLabel(store: Store, metadata: string, verifiedAgent: string | null): string {
+  return senderLabel(agentName(metadata), verifiedAgent, isContact(store, verifiedAgent));
 }
 
 /** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */

@@ -5,7 +5,7 @@
 import { shown, shownBody, verifiedLabel } from '../base/terminal.ts';
 import { messageView } from '../rules/views.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
-import { agentLabel, counted, findConversation, when, type Command } from './shared.ts';
+import { agentLabel, counted, findConversation, isContact, when, type Command } from './shared.ts';
 
 export const showCommands: Record<string, Command> = {
   show: {
@@ -20,7 +20,7 @@ export const showCommands: Record<string, Command> = {
     run: ({ positionals: [id], store }) => {
       const conversations = id === undefined ? store.owner.allConversations() : [findConversation(store, id)];
       for (const c of conversations) {
-        process.stdout.write(`${JSON.stringify(conversationJson(c, allMessages(store, c)))}\n`);
+        process.stdout.write(`${JSON.stringify(conversationJson(store, c, allMessages(store, c)))}\n`);
       }
     },
   },
@@ -30,17 +30,20 @@ function allMessages(store: Store, conversation: Conversation): Message[] {
   return store.messagesAfter(conversation.id, 0, conversation.last_seq);
 }
 
-function conversationJson(conversation: Conversation, messages: Message[]) {
-  const { id, status, blocked, created_at, expires_at, metadata, verified_agent } = conversation;
+function conversationJson(store: Store, conversation: Conversation, messages: Message[]) {
+  const { id, status, blocked, blocked_by, created_at, expires_at, metadata, verified_agent } = conversation;
   return {
     id,
     status,
     blocked: blocked === 1,
+    // blocked with its sender or its site (null: alone, or not blocked): unblock --sender or --site lifts it
+    blocked_with: blocked_by === null ? null : blocked_by.startsWith('site:') ? 'site' : 'sender',
     created_at,
     expires_at,
     metadata: JSON.parse(metadata),
     metadata_verified: false,
     verified_agent,
+    contact: isContact(store, verified_agent),
     messages: messages.map(messageView),
   };
 }
@@ -49,12 +52,12 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
   const messages = allMessages(store, conversation);
   const pushes = pushTargets(store, conversation.id);
   if (json) {
-    return void console.log(JSON.stringify({ ...conversationJson(conversation, messages), pushes }, null, 2));
+    return void console.log(JSON.stringify({ ...conversationJson(store, conversation, messages), pushes }, null, 2));
   }
   console.log(`Conversation ${conversation.id}`);
-  console.log(`  status      ${conversation.status}${conversation.blocked ? ' (blocked)' : ''}`);
+  console.log(`  status      ${conversation.status}${blockedNote(conversation)}`);
   console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
-  console.log(`  from        ${agentLabel(conversation.metadata, conversation.verified_agent)}`);
+  console.log(`  from        ${agentLabel(store, conversation.metadata, conversation.verified_agent)}`);
   for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
     console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
   }
@@ -71,16 +74,25 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
     console.log(`              ${deliveryState(push)}`);
   }
   for (const message of messages) {
-    console.log(`\n#${message.seq}  ${author(message)}  ${when(message.created_at)}`);
+    console.log(`\n#${message.seq}  ${author(store, message)}  ${when(message.created_at)}`);
     console.log(shownBody(message.message));
   }
 }
 
-/** Who wrote a message: you, or the client, with the identity that signed it, or unverified. */
-function author(message: Message): string {
+/** Who wrote a message: you, or the client, with the identity that signed it (a contact's as such), or unverified. */
+function author(store: Store, message: Message): string {
   if (message.author === 'owner') return 'you (owner)';
   if (message.verified_agent === null) return 'client (unverified)';
-  return `client (${verifiedLabel(message.verified_agent)})`;
+  return `client (${verifiedLabel(message.verified_agent, isContact(store, message.verified_agent))})`;
+}
+
+/** Why a conversation is blocked: alone, or with its sender or site (unblock --sender or --site lifts that). */
+function blockedNote(conversation: Conversation): string {
+  if (!conversation.blocked) return '';
+  const by = conversation.blocked_by;
+  if (by === null) return ' (blocked)';
+  if (by.startsWith('site:')) return ` (blocked with the site ${shown(by.slice('site:'.length))})`;
+  return by.startsWith('agent:') ? ' (blocked with its sender, the verified agent)' : ' (blocked with its sender\'s address)';
 }
 
 /** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */

@@ -1,10 +1,11 @@
 // The owner's `stats`: how much of the day each limit has used (the maximum, the reserve, each
-// share's busiest sender, the unverified pool), the conversations by status, the database's size.
+// share's busiest sender, the two pools), the conversations by status, the database's size.
 
 import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../base/config.ts';
 import { usageOf } from '../rules/quotas.ts';
 import type { Store } from '../store/store.ts';
+import { shown } from '../base/terminal.ts';
 import { quotasIn, type Command } from './shared.ts';
 
 function databaseBytes(config: Config): number {
@@ -48,7 +49,8 @@ function statsResult(store: Store, config: Config) {
     owner_reserve: quotas.ownerReserve,
     busiest_conversation_today: { ...usage.busiestConversation, share: quotas.conversationShare },
     busiest_address_today: { ...usage.busiestAddress, share: quotas.addressShare },
-    busiest_verified_agent_today: { ...usage.busiestAgent, share: quotas.agentShare },
+    busiest_site_today: { ...usage.busiestSite, share: quotas.agentShare },
+    verified_strangers_today: { count: usage.verified, pool: quotas.verifiedPool },
     unverified_today: { count: usage.unverified, pool: quotas.unverifiedPool },
     conversations: byStatus,
     blocked,
@@ -69,11 +71,11 @@ function printStats(result: ReturnType<typeof statsResult>, config: Config): voi
     console.log(`  your replies: ${result.owner_replies_today}; ${reserve} of the maximum are kept for them`);
     console.log(`  busiest conversation: ${conversation.count} ${of(conversation.share)}${which}`);
     console.log(`  busiest address: ${address.count} ${of(address.share)}`);
-    const agent = result.busiest_verified_agent_today;
-    const unverified = result.unverified_today;
-    console.log(`  busiest verified agent: ${agent.count} ${of(agent.share)}`);
-    const pool = unverified.pool === 0 ? 'no pool' : `of their pool of ${unverified.pool}`;
-    console.log(`  unverified senders together: ${unverified.count} ${pool}`);
+    const site = result.busiest_site_today;
+    const pool = (p: { count: number; pool: number }) => `${p.count} ${p.pool === 0 ? 'no pool' : `of their pool of ${p.pool}`}`;
+    console.log(`  busiest site: ${site.count} ${of(site.share)}${site.site === null ? '' : ` (${shown(site.site)})`}`);
+    console.log(`  verified agents you do not know, together: ${pool(result.verified_strangers_today)}`);
+    console.log(`  unverified senders together: ${pool(result.unverified_today)}`);
   }
   const { open, answered, closed } = result.conversations;
   console.log(`Conversations: ${open} open, ${answered} answered, ${closed} closed; ${result.blocked} blocked`);

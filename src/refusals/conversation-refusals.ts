@@ -43,22 +43,45 @@ export const CONVERSATION_REFUSALS = {
     (_share: number, wait: number) => retryAfter(wait),
   ),
   agent_share: entry(429, ['open', 'follow'],
-    "A verified agent's share of the day is used (Retry-After: until 00:00 UTC).",
-    (t: Terms, share: number, _wait: number) =>
-      `Your agent (the identity that signs your requests) has stored its share of ${share} messages for this ` +
-      `UTC day, the most one verified agent may store. Nothing was stored; retry with the same ${t.key} after ` +
-      '00:00 UTC.',
-    (_share: number, wait: number) => retryAfter(wait),
+    "A site's share of the day is used by its verified agents together (Retry-After: until 00:00 UTC).",
+    (t: Terms, share: number, site: string, _wait: number) =>
+      `The verified agents of your site (${site}, every identity under it together) have stored their share of ` +
+      `${share} messages for this UTC day, the most one site may store. Nothing was stored; retry with the ` +
+      `same ${t.key} after 00:00 UTC.`,
+    (_share: number, _site: string, wait: number) => retryAfter(wait),
   ),
   unverified_pool: entry(429, ['open', 'follow'],
     'Unverified senders together have stored their pool of the day (Retry-After: until 00:00 UTC).',
     (t: Terms, pool: number, _wait: number) =>
       `Unsigned requests from all agents together have stored their ${pool} messages for this UTC day. Nothing ` +
-      `was stored; retry with the same ${t.key} after 00:00 UTC, or sign your requests with Web Bot Auth: a ` +
-      'verified agent has a share of its own.',
+      `was stored; retry with the same ${t.key} after 00:00 UTC, or sign your requests with Web Bot Auth: ` +
+      'verified agents have a pool of their own.',
     (_pool: number, wait: number) => retryAfter(wait),
   ),
-  sender_blocked: entry(403, ['open', 'follow'], 'The owner blocked this sender (its agent, or its address).',
+  verified_pool: entry(429, ['open', 'follow'],
+    "Verified agents that are not the owner's contacts have together stored their pool of the day " +
+      '(Retry-After: until 00:00 UTC).',
+    (t: Terms, pool: number, _wait: number) =>
+      `Verified agents the owner does not know yet have together stored their ${pool} messages for this UTC ` +
+      `day. Nothing was stored; retry with the same ${t.key} after 00:00 UTC. The rest of the day is kept ` +
+      "for the owner's contacts and the owner's replies.",
+    (_pool: number, wait: number) => retryAfter(wait),
+  ),
+  signature_replayed: entry(401, ['open', 'follow'],
+    'The Web Bot Auth signature already authorized a stored message: a signature authorizes one write.',
+    (t: Terms) =>
+      'This Web Bot Auth signature already authorized a stored message, and a signature authorizes one write. ' +
+      `Nothing was stored. Sign each write anew (a new created time); a retry of the same message with the same ` +
+      `${t.key} is answered as the duplicate it is, whatever it is signed with.`,
+  ),
+  signatures_full: entry(503, ['open', 'follow'],
+    'The service remembers as many used signatures as it may (with Retry-After); nothing was stored.',
+    (_t: Terms, most: number, _wait: number) =>
+      `This service remembers the signatures of at most ${most} signed writes until they expire, and holds that ` +
+      'many now. Nothing was stored; retry after the given seconds, or send the message unsigned.',
+    (_most: number, wait: number) => retryAfter(wait),
+  ),
+  sender_blocked: entry(403, ['open', 'follow'], 'The owner blocked this sender (its agent, its site, or its address).',
     () => 'The owner has blocked you as a sender: your new conversations and messages are refused.',
   ),
   too_many_openings: entry(429, ['open'], 'Too many openings from one address in an hour (CREATE_LIMIT_PER_HOUR).',
@@ -130,11 +153,22 @@ export const CONVERSATION_REFUSALS = {
       `Conversation ${id} was opened before senders were recorded, so its sender cannot be blocked; ` +
       'block the conversation alone.',
   ),
-  sender_already_blocked: entry(409, ['owner'], '',
-    (_t: Terms, id: string) => `The sender of conversation ${id} is already blocked.`,
-  ),
   sender_not_blocked: entry(409, ['owner'], '',
     (_t: Terms, id: string) => `The sender of conversation ${id} is not blocked.`,
+  ),
+  site_not_blocked: entry(409, ['owner'], '',
+    (_t: Terms, site: string) => `The site ${site} is not blocked.`,
+  ),
+  not_a_site: entry(400, ['owner'], '',
+    (_t: Terms, given: string, why: string) => `${given} is not a site: ${why}.`,
+  ),
+  unverified_opening: entry(409, ['owner'], '',
+    (_t: Terms, id: string) =>
+      `Conversation ${id} was opened unsigned, so there is no verified agent to trust; only an agent that ` +
+      'signs its requests (Web Bot Auth) can be a contact.',
+  ),
+  not_a_contact: entry(409, ['owner'], '',
+    (_t: Terms, who: string) => `${who} is not a contact.`,
   ),
   reply_to_closed: entry(410, ['owner'], '',
     (_t: Terms, id: string) => `Conversation ${id} is closed; reopen it first.`,

@@ -8,7 +8,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BOUNDS } from '../base/contract.ts';
 import { digestOf, usableConversation } from './access.ts';
 import { writePushEvents } from './push.ts';
-import { countClientMessage, countOpening, countOwnerReply, senderKey, type Quotas } from './quotas.ts';
+import { countClientMessage, countedAs, countOpening, countOwnerReply, type Quotas } from './quotas.ts';
+import { recordSignature, refuseUsedSignature, type SignatureUse } from './signatures.ts';
+import { siteOf } from '../base/sites.ts';
 import { refuse } from '../refusals/refusal.ts';
 import { messageView } from './views.ts';
 import type { SenderKey } from '../store/quota-counts.ts';
@@ -30,12 +32,19 @@ export interface ClientWrite {
   readonly addressHash: string;
   /** the identity that signed the request (Web Bot Auth), or null: unverified */
   readonly agent: string | null;
+  /** the signature that proved it (null: unsigned), which authorizes this one write */
+  readonly signature: SignatureUse | null;
 }
 
-/** Refuses a sender the owner blocked: the write's own (its agent, or its address), or the conversation's. */
+/**
+ * Refuses a sender the owner blocked: the write's own (its agent or that agent's site, or its address),
+ * or the conversation's opener (likewise).
+ */
 function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Conversation): void {
-  const senders = [senderKey(write.agent, write.addressHash), conversation?.sender];
-  if (senders.some((sender) => sender != null && store.senderBlocks.isBlocked(sender))) throw refuse('sender_blocked');
+  const own = write.agent === null ? [`address:${write.addressHash}`] : [`agent:${write.agent}`, `site:${siteOf(write.agent)}`];
+  const opener = conversation?.verified_agent;
+  const theirs = opener ? [conversation.sender, `site:${siteOf(opener)}`] : [conversation?.sender];
+  if (store.senderBlocks.anyBlocked([...own, ...theirs])) throw refuse('sender_blocked');
 }
 
 /** Appends the next message; a client message makes the conversation open, an owner reply answered. */
@@ -64,14 +73,15 @@ export function openConversation(
   store: Store,
   opening: Opening,
   write: ClientWrite,
-): { conversation: Conversation; token: string } {
+): { conversation: Conversation; token: string; contact: boolean } {
   return store.transaction(() => {
     refuseBlockedSender(store, write);
     if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
+    refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     countOpening(store, write.quotas, write.at, write.addressHash);
     const id = randomUUID();
-    const sender = senderKey(write.agent, write.addressHash);
-    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
+    const counted = countedAs(store, write.agent, write.addressHash);
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: counted });
     const token = randomBytes(32).toString('hex');
     const createdAt = isoTime(write.at);
     const conversation: Conversation = {
@@ -85,7 +95,8 @@ export function openConversation(
       latest_owner_seq: 0,
       changed_at: createdAt,
       verified_agent: write.agent,
-      sender,
+      sender: write.agent === null ? `address:${write.addressHash}` : `agent:${write.agent}`,
+      blocked_by: null,
     };
     store.insertConversation(conversation, digestOf(token), opening.key);
     const first = {
@@ -95,8 +106,9 @@ export function openConversation(
       created_at: createdAt,
       verified_agent: write.agent,
     };
-    store.insertMessage(id, first, opening.key, sender);
-    return { conversation, token };
+    store.insertMessage(id, first, opening.key, counted);
+    recordSignature(store, write.signature, id, 1);
+    return { conversation, token, contact: counted.startsWith('contact:') };
   });
 }
 
@@ -110,7 +122,7 @@ export function followUp(
   id: string,
   input: { message: string; key: string },
   write: ClientWrite,
-): { message: Message; duplicate: boolean; conversation: Conversation } {
+): { message: Message; duplicate: boolean; conversation: Conversation; contact: boolean } {
   return store.transaction(() => {
     // Read again inside the write: purged, blocked or expired since the request was authenticated.
     const conversation = usableConversation(store.conversationById(id), write.at);
@@ -118,14 +130,16 @@ export function followUp(
     const original = store.messageByKey(id, input.key);
     if (original) {
       if (original.message !== input.message) throw refuse('follow_up_key_conflict');
-      return { message: original, duplicate: true, conversation };
+      return { message: original, duplicate: true, conversation, contact: false };
     }
+    refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     if (conversation.status === 'closed') throw refuse('conversation_closed');
-    const sender = senderKey(write.agent, write.addressHash);
-    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: sender });
-    const client = { agent: write.agent, sender };
+    const counted = countedAs(store, write.agent, write.addressHash);
+    countClientMessage(store, write.quotas, write.at, { conversationId: id, key: counted });
+    const client = { agent: write.agent, sender: counted };
     const message = append(store, conversation, 'client', input.message, write.at, input.key, client);
-    return { message, duplicate: false, conversation };
+    recordSignature(store, write.signature, id, message.seq);
+    return { message, duplicate: false, conversation, contact: counted.startsWith('contact:') };
   });
 }
 

@@ -1,12 +1,14 @@
 // The day's limits on what is stored, decided in one place: the shared daily maximum, each
-// sender's fair share of it (a conversation's; a verified agent's, or else an address's; all
-// unverified senders' together, the unverified pool), the reserve kept for the owner's replies,
-// and the openings per address per hour. The rules in conversations.ts call these functions
-// inside the write transaction of the message they count, after validation, idempotency and
-// state, so no number of requests in flight can pass a limit, and the counts survive a restart.
+// sender's fair share of it (a conversation's; an address's, within the unverified pool, for the
+// unsigned; a site's, within the verified pool, for verified strangers; the owner's contacts count
+// against neither), the reserve kept for the owner's replies, and the openings per address per hour.
+// The rules in conversations.ts call these functions inside the write transaction of the message they
+// count, after validation, idempotency and state, so no number of requests in flight can pass a
+// limit, and the counts survive a restart.
 
 import { createHmac } from 'node:crypto';
 import type { Config } from '../base/config.ts';
+import { siteOf } from '../base/sites.ts';
 import { secondsUntilNextUtcDay, utcDay } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Sender, SenderKey } from '../store/quota-counts.ts';
@@ -24,10 +26,12 @@ export interface Quotas {
   readonly conversationShare: number;
   /** unverified client messages (openings and follow-ups) one address may store per day; 0 = no share */
   readonly addressShare: number;
-  /** client messages one verified agent (an identity) may store per day; 0 = no share */
+  /** client messages the verified strangers of one site (registrable domain) may store per day; 0 = no share */
   readonly agentShare: number;
   /** unverified client messages, all senders together, per day; 0 = no pool */
   readonly unverifiedPool: number;
+  /** client messages of verified strangers (signed, not contacts), all together, per day; 0 = no pool */
+  readonly verifiedPool: number;
   /** messages of the maximum that only the owner's replies may use */
   readonly ownerReserve: number;
   /** conversations one address may open per sliding hour; 0 = unlimited */
@@ -36,23 +40,25 @@ export interface Quotas {
 
 /**
  * The quotas a configuration sets. A share at or above what clients may store never binds,
- * and the reserve is at most a tenth of the maximum (none under 10). The unverified pool is by
- * default half of what clients may store, from a maximum of 10 up (a small maximum then behaves
- * exactly as the shared maximum alone), and an agent's share by default as large as the pool: an
- * operator often acts for as many people as all unsigned senders together.
+ * and the reserve is at most a tenth of the maximum (none under 10). The two pools are by default
+ * a third each of what clients may store, from a maximum of 10 up (a small maximum then behaves
+ * exactly as the shared maximum alone): the third left is room only contacts can use. A site's share
+ * is by default as large as the verified pool: an operator often acts for many people.
  */
 export function quotasOf(config: Config): Quotas {
   const maximum = config.dailyMessageLimit;
   const ownerReserve = maximum < 10 ? 0 : Math.min(config.dailyOwnerReserve, Math.floor(maximum / 10));
   const clientRoom = maximum - ownerReserve;
   const binding = (share: number) => (maximum === 0 || share >= clientRoom ? 0 : share);
-  const pool = config.dailyUnverifiedShare ?? (maximum < 10 ? 0 : Math.floor(clientRoom / 2));
+  const third = maximum < 10 ? 0 : Math.floor(clientRoom / 3);
+  const verifiedPool = config.dailyVerifiedShare ?? third;
   return Object.freeze({
     dailyMaximum: maximum,
     conversationShare: binding(config.dailyConversationShare),
     addressShare: binding(config.dailyAddressShare),
-    agentShare: binding(config.dailyAgentShare ?? pool),
-    unverifiedPool: binding(pool),
+    agentShare: binding(config.dailyAgentShare ?? verifiedPool),
+    unverifiedPool: binding(config.dailyUnverifiedShare ?? third),
+    verifiedPool: binding(verifiedPool),
     ownerReserve,
     openingsPerHour: config.createLimitPerHour,
   });
@@ -63,9 +69,20 @@ export function addressKey(secret: string, address: string): string {
   return createHmac('sha256', secret).update(senderOf(address)).digest('hex');
 }
 
-/** The sender a client message counts as: the identity that signed it, else its keyed address. */
-export function senderKey(agent: string | null, addressHash: string): SenderKey {
-  return agent === null ? `address:${addressHash}` : `agent:${agent}`;
+/**
+ * What a client message is counted against: a verified contact's identity (no share), a verified
+ * stranger's site, or, unsigned, its keyed address.
+ */
+export function countedAs(store: Store, agent: string | null, addressHash: string): SenderKey {
+  if (agent === null) return `address:${addressHash}`;
+  const site = siteOf(agent);
+  return store.contacts.isContact(agent, site) ? `contact:${agent}` : `site:${site}`;
+}
+
+/** The pool a sender's messages fill together with others of its kind, if any. */
+function poolOf(sender: SenderKey | null): 'unverified' | 'verified' | null {
+  if (sender === null || sender.startsWith('address:')) return 'unverified'; // null: stored before senders were
+  return sender.startsWith('site:') ? 'verified' : null;
 }
 
 /** Starts a new day's counts: the first message of a UTC day drops every earlier day's. */
@@ -75,8 +92,8 @@ function openDay(store: Store, day: string): void {
 
 /**
  * Judges and counts one client message: the shared maximum less the owner's reserve, then the
- * conversation's share, then its sender's share (a verified agent's, or an address's), then for
- * an unverified one the unverified pool. Throws the refusal of the first one met.
+ * conversation's share, then its sender's: an address's share and the unverified pool, or a site's
+ * share and the verified pool; a contact's counts against neither. Throws the refusal of the first met.
  */
 export function countClientMessage(
   store: Store,
@@ -88,7 +105,7 @@ export function countClientMessage(
   openDay(store, day);
   const counts = store.quotaCounts;
   const conversation = `conversation:${sender.conversationId}` as const;
-  const verified = sender.key.startsWith('agent:');
+  const pool = poolOf(sender.key);
   if (quotas.dailyMaximum > 0) {
     const wait = secondsUntilNextUtcDay(at);
     const over = (share: number, key: Sender) => share > 0 && counts.count(day, key) >= share;
@@ -98,20 +115,25 @@ export function countClientMessage(
     if (over(quotas.conversationShare, conversation)) {
       throw refuse('conversation_share', quotas.conversationShare, wait);
     }
-    if (verified && over(quotas.agentShare, sender.key)) throw refuse('agent_share', quotas.agentShare, wait);
-    if (!verified && over(quotas.addressShare, sender.key)) throw refuse('address_share', quotas.addressShare, wait);
-    if (!verified && over(quotas.unverifiedPool, 'unverified')) {
-      throw refuse('unverified_pool', quotas.unverifiedPool, wait);
+    if (pool === 'unverified') {
+      if (over(quotas.addressShare, sender.key)) throw refuse('address_share', quotas.addressShare, wait);
+      if (over(quotas.unverifiedPool, 'unverified')) throw refuse('unverified_pool', quotas.unverifiedPool, wait);
+    }
+    if (pool === 'verified') {
+      const site = sender.key.slice('site:'.length);
+      if (over(quotas.agentShare, sender.key)) throw refuse('agent_share', quotas.agentShare, site, wait);
+      if (over(quotas.verifiedPool, 'verified')) throw refuse('verified_pool', quotas.verifiedPool, wait);
     }
   }
   for (const counted of ['all', conversation, sender.key] as const) counts.add(day, counted);
-  if (!verified) counts.add(day, 'unverified');
+  if (pool !== null) counts.add(day, pool);
 }
 
 /**
  * Gives back to the day (or, `sign` 1, takes again) a conversation's client messages of the UTC day
- * of `at`: from the maximum, its share, and each message's own sender (a verified agent's share, or
- * an address's and the unverified pool). A blocked conversation's messages no longer count.
+ * of `at`: from the maximum, its share, and what each message was counted against (an address's share
+ * and the unverified pool, or a site's share and the verified pool). A blocked conversation's messages
+ * no longer count.
  */
 export function giveBackDay(store: Store, conversationId: string, at: number, sign: 1 | -1): void {
   const day = utcDay(at);
@@ -123,7 +145,8 @@ export function giveBackDay(store: Store, conversationId: string, at: number, si
     counts.add(day, 'all', n);
     counts.add(day, `conversation:${conversationId}`, n);
     if (sender !== null) counts.add(day, sender, n);
-    if (sender === null || sender.startsWith('address:')) counts.add(day, 'unverified', n);
+    const pool = poolOf(sender);
+    if (pool !== null) counts.add(day, pool, n);
   }
 }
 
@@ -154,16 +177,18 @@ export function usageOf(store: Store, at: number) {
   const day = utcDay(at);
   const counts = store.quotaCounts;
   const conversation = counts.busiest(day, 'conversation');
+  const site = counts.busiest(day, 'site');
   return {
     day,
     messages: counts.count(day, 'all'),
     ownerReplies: counts.count(day, 'owner'),
     unverified: counts.count(day, 'unverified'),
+    verified: counts.count(day, 'verified'),
     busiestConversation: {
       id: conversation?.sender.replace(/^conversation:/, '') ?? null,
       count: conversation?.count ?? 0,
     },
     busiestAddress: { count: counts.busiest(day, 'address')?.count ?? 0 },
-    busiestAgent: { count: counts.busiest(day, 'agent')?.count ?? 0 },
+    busiestSite: { site: site?.sender.replace(/^site:/, '') ?? null, count: site?.count ?? 0 },
   };
 }

@@ -38,6 +38,8 @@ export function creationResult(
     ...links(baseUrl, id),
     privacy: PRIVACY_STATEMENT,
     poll_after_seconds: pollAfterSeconds,
+    // whether the request's signature counted: the identity it proved, or null
+    verified_agent: conversation.verified_agent,
   };
 }
 

@@ -110,6 +110,7 @@ function clientWriteOf(store: Store, quotas: Quotas, now: () => number) {
     quotas,
     addressHash: addressKey(addressSecret, client.address),
     agent: client.agent,
+    signature: client.signature,
   });
 }
 

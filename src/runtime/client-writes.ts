@@ -7,14 +7,16 @@
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
+import type { SignatureUse } from '../rules/signatures.ts';
 import { creationResult, messageView } from '../rules/views.ts';
 import type { RunningConfig } from '../base/config.ts';
 import type { createNotifier } from './notify.ts';
 
-/** Who writes: the client's address, and the identity that signed the request (null: unverified). */
+/** Who writes: the client's address, and the identity that signed the request with its signature (null: unverified). */
 export interface Client {
   readonly address: string;
   readonly agent: string | null;
+  readonly signature: SignatureUse | null;
 }
 
 /** What a door writes beside the message: made ready (its outbound checks done), then written. */
@@ -56,6 +58,7 @@ export function clientWrites(
         seq: 1,
         agentName: opening.metadata.agent_name ?? '',
         verifiedAgent: client.agent,
+        contact: opened.contact,
         message: opening.message,
       });
       return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
@@ -80,8 +83,9 @@ export function clientWrites(
       if (!result.duplicate) {
         const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
         const seq = result.message.seq;
+        const { contact } = result;
         const verifiedAgent = client.agent;
-        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, message: input.message });
+        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message: input.message });
       }
       return { message: messageView(result.message), duplicate: result.duplicate };
     },

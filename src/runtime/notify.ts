@@ -19,6 +19,8 @@ export interface NewClientMessage {
   readonly agentName: string;
   /** the identity that signed it (Web Bot Auth), or null */
   readonly verifiedAgent: string | null;
+  /** whether that identity is one of the owner's contacts */
+  readonly contact: boolean;
   readonly message: string;
 }
 
@@ -89,7 +91,8 @@ function runNotifier(
     AGENT_NAME: shown(event.agentName),
     // Proved by a signature, or empty; and both said as the owner's terminal says them.
     VERIFIED_AGENT: shown(event.verifiedAgent ?? ''),
-    SENDER: senderLabel(event.agentName, event.verifiedAgent),
+    CONTACT: event.contact ? '1' : '',
+    SENDER: senderLabel(event.agentName, event.verifiedAgent, event.contact),
   };
   let child;
   try {

@@ -7,6 +7,7 @@
 // cannot be fetched), and its Ed25519 signature checked over the base rebuilt from this
 // service's own public authority (401 when it does not verify).
 
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_VERSION } from '../base/version.ts';
 import { DirectoryBusy, KeyDirectories, type DirectoryAnswer } from '../identity/key-directory.ts';
@@ -15,6 +16,7 @@ import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
 import { isAllowedHost } from '../outbound/policy.ts';
 import { refuse } from '../refusals/refusal.ts';
+import type { SignatureUse } from '../rules/signatures.ts';
 
 const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
 const DIRECTORY_MAX_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
@@ -49,12 +51,18 @@ async function fetchDirectory(url: URL, policy: OutboundPolicy): Promise<Directo
   return answer;
 }
 
+/** A verified request's signer: the identity, and the signature as a write uses it (rules/signatures.ts). */
+export interface Verified {
+  readonly identity: string;
+  readonly signature: SignatureUse;
+}
+
 /**
  * The identity the request's signature proves, or null when it is unsigned (then nothing is
  * fetched, and nothing is awaited). Refuses with signature_malformed, signature_invalid or
  * key_directory_unavailable.
  */
-export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise<string> {
+export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise<Verified> {
   const reading = readSignature(req.headers, (url) => isAllowedHost(url, app.outboundPolicy));
   if (reading.kind === 'unsigned') return null;
   if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
@@ -63,7 +71,7 @@ export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise
   return withKey(app, req, reading);
 }
 
-async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest): Promise<string> {
+async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest): Promise<Verified> {
   const found = await app.keyDirectories.keyFor(signed.directoryUrl, signed.params.keyid, app.now());
   if (found.kind === 'busy') {
     const problem = 'too many key directories are being fetched at once';
@@ -73,7 +81,8 @@ async function withKey(app: Verifier, req: IncomingMessage, signed: SignedReques
   const key = found.kind === 'key' ? found.key : undefined;
   const judged = judgeSignature(signed, requestFacts(app, req), key, app.now());
   if (judged.kind === 'invalid') throw refuse('signature_invalid', judged.problem);
-  return judged.identity;
+  const digest = createHash('sha256').update(signed.signature).digest('hex');
+  return { identity: judged.identity, signature: { digest, expiresAt: signed.params.expires * 1000 } };
 }
 
 /** The request as a signature covers it: this service's own public scheme and authority, never Host. */

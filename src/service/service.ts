@@ -1,5 +1,6 @@
 // Starting and stopping the whole service: used by main.ts and by the tests.
 
+import { suffixList } from '../base/sites.ts';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from '../runtime/app.ts';
 import type { Config } from '../base/config.ts';
@@ -35,6 +36,7 @@ export interface StartOptions extends AppOptions {
  */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   checkNotifyCommand(config);
+  suffixList(); // the Public Suffix List, read now: a missing or broken data file stops start-up here
   const timeouts = options.timeouts ?? SERVER_TIMEOUTS;
   const server = createHttpServer(timeouts);
   await new Promise<void>((resolve, reject) => {

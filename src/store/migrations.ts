@@ -127,6 +127,29 @@ export const MIGRATIONS: readonly string[] = [
      blocked_at      TEXT NOT NULL,
      conversation_id TEXT NOT NULL     -- the conversation the owner blocked it from (kept when that one is purged)
    ) STRICT, WITHOUT ROWID;`,
+
+  // Strangers and contacts. A client message's sender now names what it was counted against:
+  // 'site:<site>' for a verified stranger (its site's share and the verified pool), 'contact:<identity>'
+  // for a contact (neither), 'address:<keyed hash>' unsigned (the address's share and the unverified
+  // pool); 'agent:<identity>' is left on messages stored before. The agents the owner knows, by
+  // identity or by whole site (a site is blocked in blocked_senders as 'site:<site>'). A conversation
+  // that a block of its sender (or its site) blocked names
+  // that block, so that lifting it unblocks exactly those. The signatures that authorized a stored
+  // message (their SHA-256), each kept until it expires, so that none authorizes a second write.
+  `CREATE TABLE contacts (
+     contact    TEXT PRIMARY KEY, -- 'agent:<identity>' or 'site:<site>'
+     trusted_at TEXT NOT NULL
+   ) STRICT, WITHOUT ROWID;
+
+   ALTER TABLE conversations ADD COLUMN blocked_by TEXT; -- 'agent:…', 'site:…' or 'address:…'; null: blocked alone
+
+   CREATE TABLE used_signatures (
+     digest          BLOB PRIMARY KEY, -- SHA-256 of the signature's bytes
+     expires_at      INTEGER NOT NULL, -- epoch ms: after it, the signature verifies nothing anyway
+     conversation_id TEXT NOT NULL,
+     seq             INTEGER NOT NULL  -- the message it authorized
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX used_signatures_by_expiry ON used_signatures (expires_at);`,
 ];
 
 /**

@@ -15,10 +15,10 @@ export interface ClientMessage extends Message {
   readonly metadata: string;
 }
 
-/** A verified agent as `agents` lists it. */
+/** A verified agent as `agents` lists it: the conversations it signed messages in (ids, comma-separated). */
 export interface AgentRow {
   readonly identity: string;
-  readonly conversations: number;
+  readonly conversation_ids: string;
   readonly messages: number;
   readonly last_seen: string;
 }
@@ -46,7 +46,7 @@ function prepareStatements(db: DatabaseSync) {
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
     // The verified agents seen: a scan of the messages, which the owner runs for `agents`, never a request.
-    agents: sql(`SELECT verified_agent AS identity, count(DISTINCT conversation_id) AS conversations,
+    agents: sql(`SELECT verified_agent AS identity, group_concat(DISTINCT conversation_id) AS conversation_ids,
               count(*) AS messages, max(created_at) AS last_seen
        FROM messages WHERE verified_agent IS NOT NULL GROUP BY verified_agent ORDER BY last_seen DESC`),
     // A scan of the client messages: the owner runs it for one `show`, never a request.

@@ -4,13 +4,16 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 
-/** A client message's sender, as its quota counts it: a verified agent's identity, or a keyed address. */
-export type SenderKey = `agent:${string}` | `address:${string}`;
 /**
- * Who a count is for: the day's total, the owner, one conversation, one sender, or all unverified
- * client messages together (the unverified pool).
+ * What a client message was counted against: a verified stranger's site, a contact (no share), or a keyed
+ * address; `agent:<identity>` is how messages stored before sites were counted.
  */
-export type Sender = 'all' | 'owner' | 'unverified' | `conversation:${string}` | SenderKey;
+export type SenderKey = `site:${string}` | `contact:${string}` | `address:${string}` | `agent:${string}`;
+/**
+ * Who a count is for: the day's total, the owner, one conversation, one sender, or all unverified (or
+ * all verified strangers') client messages together, the two pools.
+ */
+export type Sender = 'all' | 'owner' | 'unverified' | 'verified' | `conversation:${string}` | SenderKey;
 type SenderCount = { readonly sender: SenderKey | null; readonly count: number };
 
 function prepareStatements(db: DatabaseSync) {
@@ -58,8 +61,8 @@ export class QuotaCounts {
   dropBefore(day: string): void {
     this.#sql.dropBefore.run(day);
   }
-  /** The conversation or address that stored most on `day`, with its count. */
-  busiest(day: string, kind: 'conversation' | 'address' | 'agent'): { sender: string; count: number } | undefined {
+  /** The conversation, address or site that stored most on `day`, with its count. */
+  busiest(day: string, kind: 'conversation' | 'address' | 'site'): { sender: string; count: number } | undefined {
     // 'conversation:' to 'conversation;' spans every sender of that kind (';' follows ':').
     const row = this.#sql.busiest.get(day, `${kind}:`, `${kind};`) as { sender: string; count: number } | undefined;
     return row && { sender: row.sender, count: row.count };

@@ -19,6 +19,8 @@ export interface Conversation {
   readonly verified_agent: string | null;
   /** whom a block of the sender names: 'agent:<identity>' or 'address:<keyed hash>'; null before migration 6 */
   readonly sender: string | null;
+  /** the block of a sender or site that blocked it with them ('agent:…', 'site:…', 'address:…'); null: alone */
+  readonly blocked_by: string | null;
 }
 export interface Message {
   readonly seq: number;
@@ -30,5 +32,5 @@ export interface Message {
 }
 export const CONVERSATION =
   'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at, verified_agent, ' +
-  'sender';
+  'sender, blocked_by';
 export const MESSAGE = 'seq, author, message, created_at, verified_agent';

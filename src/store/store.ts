@@ -11,6 +11,8 @@ import { OutboxTable } from './outbox.ts';
 import { ListingTable } from './listing-rows.ts';
 import { OwnerQueries } from './owner-queries.ts';
 import { SenderBlocks } from './sender-blocks.ts';
+import { ContactTable } from './contacts.ts';
+import { UsedSignatures } from './used-signatures.ts';
 import { QuotaCounts } from './quota-counts.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
@@ -47,7 +49,7 @@ function prepareStatements(db: DatabaseSync) {
     advanceConversation: sql(`UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ?, changed_at = ?
        WHERE id = ?`),
     setStatus: sql('UPDATE conversations SET status = ?, changed_at = ? WHERE id = ?'),
-    setBlocked: sql('UPDATE conversations SET blocked = ? WHERE id = ?'),
+    setBlocked: sql('UPDATE conversations SET blocked = ?, blocked_by = ? WHERE id = ?'),
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
     insertMessage: sql(
@@ -80,8 +82,12 @@ export class Store {
   readonly outbox: OutboxTable;
   /** What only the owner script reads: the inbox, new client messages, ids by prefix (owner-queries.ts). */
   readonly owner: OwnerQueries;
-  /** The senders the owner blocked (sender-blocks.ts). */
+  /** The senders the owner blocked, and the conversations blocked with them (sender-blocks.ts). */
   readonly senderBlocks: SenderBlocks;
+  /** The agents the owner knows (contacts.ts). */
+  readonly contacts: ContactTable;
+  /** The signatures that authorized a stored message (used-signatures.ts). */
+  readonly usedSignatures: UsedSignatures;
   /** The directory's listings, each stored as its JSON (listing-rows.ts). */
   readonly listings: ListingTable;
 
@@ -97,6 +103,8 @@ export class Store {
       this.outbox = new OutboxTable(this.db);
       this.owner = new OwnerQueries(this.db);
       this.senderBlocks = new SenderBlocks(this.db);
+      this.contacts = new ContactTable(this.db);
+      this.usedSignatures = new UsedSignatures(this.db);
       this.listings = new ListingTable(this.db, (fn) => this.transaction(fn));
     } catch (err) {
       this.db.close();
@@ -217,8 +225,9 @@ export class Store {
   setStatus(id: string, status: ConversationStatus, at: string): void {
     this.#sql.setStatus.run(status, at, id);
   }
-  setBlocked(id: string, blocked: boolean): void {
-    this.#sql.setBlocked.run(blocked ? 1 : 0, id);
+  /** Blocks or unblocks a conversation; `by`: the sender block that blocked it with its sender (null: alone). */
+  setBlocked(id: string, blocked: boolean, by: string | null = null): void {
+    this.#sql.setBlocked.run(blocked ? 1 : 0, blocked ? by : null, id);
   }
   /** Deletes conversations whose credential expired by `now`, with their messages (cascade). */
   deleteExpired(now: string): number {

@@ -136,8 +136,9 @@ test('contact-info gives the protocol steps, every limit as numbers and the priv
     daily_message_maximum: 77,
     daily_conversation_share: 50,
     daily_address_share: 0, // 100 would not bind: agents may store 70 of the 77
-    daily_agent_share: 35, // half of the 70 by default
-    daily_unverified_share: 35,
+    daily_agent_share: 23, // the verified pool's by default
+    daily_verified_share: 23, // a third of the 70 by default
+    daily_unverified_share: 23,
     daily_owner_reserve: 7, // a tenth of the maximum at most
     poll_after_seconds: 60,
     updates_wait_max_seconds: 55,

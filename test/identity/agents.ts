@@ -1,7 +1,9 @@
-// Verified agents end to end: a key directory served on 127.0.0.1 under the name agent.test (allowed
-// through OUTBOUND_ALLOWED_HOSTS, resolved by the test's own resolver), and requests signed for the
-// running service by http-message-signatures, an RFC 9421 implementation by another author.
+// Verified agents end to end: key directories served on 127.0.0.1 under names of the .test domain
+// (agent.test and its subdomains, other sites; allowed through OUTBOUND_ALLOWED_HOSTS, resolved by the
+// test's own resolver), and requests signed for the running service by http-message-signatures, an
+// RFC 9421 implementation by another author.
 
+import { randomBytes } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,12 +14,19 @@ import { agentKey, signRequest, type AgentKey, type SignOptions } from './signin
 
 export { agentKey, type AgentKey };
 
-/** agent.test is the key directory's host; private.test resolves to a private address, as an attacker's might. */
-const NAMES: Record<string, string> = { 'agent.test': '127.0.0.1', 'private.test': '10.1.2.3' };
+/** private.test resolves to a private address, as an attacker's might; every other name of .test to 127.0.0.1. */
+const NAMES: Record<string, string> = { 'private.test': '10.1.2.3' };
+
+/** The hosts key directories are served under in these tests: one site with subdomains, and other sites. */
+export const TEST_HOSTS = [
+  'agent.test',
+  ...['a', 'b', 'c', 'd'].map((sub) => `${sub}.agent.test`),
+  ...Array.from({ length: 8 }, (_, i) => `site${i + 1}.test`),
+];
 
 /** The test's resolver: the names above, every other name unknown. */
 export function resolve(hostname: string): Promise<readonly LookupAddress[]> {
-  const address = NAMES[hostname];
+  const address = NAMES[hostname] ?? (TEST_HOSTS.includes(hostname) ? '127.0.0.1' : undefined);
   if (address === undefined) return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
   return Promise.resolve([{ address, family: 4 }]);
 }
@@ -37,7 +46,7 @@ export function jwkSet(keys: readonly AgentKey[], maxAgeSeconds = 3600): Directo
 }
 
 export interface KeyDirectory {
-  /** The agent's identity and Signature-Agent value: http://agent.test:<port> */
+  /** The agent's identity and Signature-Agent value: http://<host>:<port> */
   readonly origin: string;
   /** The paths asked for, in order: one per fetch. */
   readonly fetched: string[];
@@ -45,8 +54,15 @@ export interface KeyDirectory {
   answer: DirectoryAnswer;
 }
 
-/** A key directory on 127.0.0.1 publishing `keys`, closed (connections too) when the test ends. */
-export async function startKeyDirectory(t: TestContext, keys: readonly AgentKey[]): Promise<KeyDirectory> {
+/**
+ * A key directory on 127.0.0.1 publishing `keys` at every path, named `host` (a name of TEST_HOSTS),
+ * closed (connections too) when the test ends.
+ */
+export async function startKeyDirectory(
+  t: TestContext,
+  keys: readonly AgentKey[],
+  host = 'agent.test',
+): Promise<KeyDirectory> {
   const directory: KeyDirectory = { origin: '', fetched: [], answer: jwkSet(keys) };
   const server = http.createServer((req, res) => {
     directory.fetched.push(req.url ?? '');
@@ -58,15 +74,15 @@ export async function startKeyDirectory(t: TestContext, keys: readonly AgentKey[
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(directory, { origin: `http://agent.test:${port}` });
+  return Object.assign(directory, { origin: `http://${host}:${port}` });
 }
 
-/** The service, allowed to read key directories on agent.test over http, with the test's resolver. */
+/** The service, allowed to read key directories on the test hosts over http, with the test's resolver. */
 export function startVerifyingService(
   t: TestContext,
   options: Parameters<typeof startTestService>[1] = {},
 ): Promise<TestService> {
-  const env = { OUTBOUND_ALLOWED_HOSTS: 'agent.test', ...options.env };
+  const env = { OUTBOUND_ALLOWED_HOSTS: TEST_HOSTS.join(','), ...options.env };
   return startTestService(t, { ...options, env, lookups: { resolve } });
 }
 
@@ -80,7 +96,8 @@ export interface Signing extends Partial<SignOptions> {
 
 /**
  * The headers that sign a request to `service` at `method path`: Signature-Agent in the dictionary
- * form, covering @authority and its member, valid for 5 minutes. Fetch takes each as one string.
+ * form, covering @authority and its member, valid for 5 minutes, with a random nonce (Ed25519 signs
+ * the same base to the same bytes, and a signature authorizes one write). Fetch takes each as one string.
  */
 export async function signedHeaders(
   service: TestService,
@@ -94,6 +111,8 @@ export async function signedHeaders(
     method,
     url: `${service.url}${path}`,
     headers: { 'Signature-Agent': `sig1="${signing.agent}"` },
+    params: ['created', 'expires', 'keyid', 'alg', 'nonce', 'tag'],
+    paramValues: { nonce: randomBytes(16).toString('base64url') },
     ...signing,
   });
   return Object.fromEntries(

@@ -1,24 +1,19 @@
-// The day's limits with verified agents: unsigned senders from any number of addresses stop at the
-// unverified pool while a verified agent and the owner still write; a verified agent stops at its
-// share whatever address it writes from; no number of requests in flight passes either.
+// Strangers and contacts, black-box on REST (rules/quotas.ts: sites, the two pools, contacts; the
+// owner's trust through the script): identities of one site share one share however many there are;
+// verified strangers together stop at the verified pool, unsigned senders at the unverified pool; the
+// owner's contacts and the owner write while both floods run; no number of requests in flight passes
+// any of them. With a maximum of 100: 10 kept for the owner, 90 for clients, pools of 30 each.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  assertRefused,
-  newKey,
-  request,
-  runOwner,
-  statuses,
-  type ApiResponse,
-  type TestService,
-} from '../helpers.ts';
+import { newKey, request, runOwner, statuses, type ApiResponse, type TestService } from '../helpers.ts';
 import { heldRequest } from '../held-request.ts';
 import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, type Signing } from './agents.ts';
 
 const KEY = agentKey();
 const OPEN = '/api/v1/conversations';
 const from = (address: string) => ({ 'x-forwarded-for': address });
+const LIMITS = { TRUST_PROXY: '1', DAILY_MESSAGE_LIMIT: '100', CREATE_LIMIT_PER_HOUR: '0', DAILY_ADDRESS_SHARE: '5' };
 
 /** Opens a conversation from `address`, signed when `signing` is given. */
 async function openFrom(service: TestService, address: string, signing?: Signing) {
@@ -27,60 +22,65 @@ async function openFrom(service: TestService, address: string, signing?: Signing
   return request(service.url, 'POST', OPEN, { key: newKey(), json: { message: 'Hello.' }, headers });
 }
 
-/** Follow-ups from `address` until one is refused; the refusal. */
-async function writeUntilRefused(service: TestService, opened: ApiResponse, address: string, signing?: Signing) {
-  const path = `${OPEN}/${opened.body.id}/messages`;
-  for (let sent = 0; sent < 100; sent++) {
-    const signature = signing ? await signedHeaders(service, 'POST', path, signing) : {};
-    const answer = await request(service.url, 'POST', path, {
-      token: opened.body.access_token,
-      key: newKey(),
-      json: { message: `number ${sent}` },
-      headers: { ...from(address), ...signature },
-    });
-    if (answer.status !== 201) return answer;
+/** Openings by each signer in turn (or unsigned, from a new address each) until the first refusal. */
+async function openUntilRefused(service: TestService, signers: (Signing | undefined)[], prefix = '10.0.0') {
+  for (let sent = 0; sent < 200; sent++) {
+    const answer = await openFrom(service, `${prefix}.${sent}`, signers[sent % signers.length]);
+    if (answer.status !== 201) return { stored: sent, refusal: answer };
   }
   throw new Error('no limit was met');
 }
 
-test('unsigned senders from many addresses stop at the pool; a verified agent and the owner still write', async (t) => {
-  const directory = await startKeyDirectory(t, [KEY]);
-  // 40 a day: 4 kept for the owner, 36 for clients, of which 18 is the unverified pool.
-  const env = { TRUST_PROXY: '1', DAILY_MESSAGE_LIMIT: '40', DAILY_ADDRESS_SHARE: '6' };
-  const service = await startVerifyingService(t, { env });
-  for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
-    const opened = await openFrom(service, address);
-    assert.equal(opened.status, 201, address);
-    assertRefused(await writeUntilRefused(service, opened, address), 429, /share of 6 messages/, address);
-  }
-  const fourth = await openFrom(service, '10.0.0.4');
-  assertRefused(fourth, 429, /Unsigned requests from all agents together have stored their 18 messages/);
-  assert.equal(fourth.body.error.reason, 'unverified_pool');
+async function stats(service: TestService) {
+  return JSON.parse((await runOwner(service.dbPath, ['stats', '--json'])).stdout);
+}
 
-  const signing = { key: KEY, agent: directory.origin };
-  const verified = await openFrom(service, '10.0.0.1', signing); // an address whose share is used
-  assert.equal(verified.status, 201, verified.text);
-  const reply = await runOwner(service.dbPath, ['reply', verified.body.id, 'Welcome.']);
-  assert.equal(reply.code, 0, reply.stderr);
-  const stats = JSON.parse((await runOwner(service.dbPath, ['stats', '--json'])).stdout);
-  assert.deepEqual(stats.unverified_today, { count: 18, pool: 18 });
+test('identities on many subdomains of one site, and many JWKS URLs on one host, share one site share', async (t) => {
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
+  const port = new URL((await startKeyDirectory(t, [KEY])).origin).port;
+  const identities = [
+    `http://a.agent.test:${port}`,
+    `http://b.agent.test:${port}`,
+    `http://agent.test:${port}/agents/1/jwks`,
+    `http://agent.test:${port}/agents/2/jwks`,
+  ];
+  const { stored, refusal } = await openUntilRefused(service, identities.map((agent) => ({ key: KEY, agent })));
+  assert.equal(stored, 12, 'four identities of agent.test together store one share');
+  assert.equal(refusal.status, 429, refusal.text);
+  assert.equal(refusal.body.error.reason, 'agent_share');
+  assert.match(refusal.body.error.message, /verified agents of your site \(agent\.test, every identity under it/);
+  const other = await startKeyDirectory(t, [KEY], 'site1.test');
+  assert.equal((await openFrom(service, '10.9.0.1', { key: KEY, agent: other.origin })).status, 201, 'another site');
+  assert.deepEqual((await stats(service)).busiest_site_today, { site: 'agent.test', count: 12, share: 12 });
 });
 
-test('a verified agent stops at its share from every address, while others still write', async (t) => {
-  const directory = await startKeyDirectory(t, [KEY]);
-  const otherKey = agentKey();
-  const otherDirectory = await startKeyDirectory(t, [otherKey]);
-  const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1', DAILY_AGENT_SHARE: '5' } });
-  const signing = { key: KEY, agent: directory.origin };
-  const opened = await openFrom(service, '10.0.0.1', signing);
-  const refused = await writeUntilRefused(service, opened, '10.0.0.2', signing);
-  assertRefused(refused, 429, /Your agent .* has stored its share of 5 messages/);
-  assert.equal(refused.body.error.reason, 'agent_share');
-  assertRefused(await openFrom(service, '10.0.0.3', signing), 429, /share of 5/, 'a third address changes nothing');
-  assert.equal((await openFrom(service, '10.0.0.1')).status, 201, 'unsigned, its address still has its share');
-  const another = await openFrom(service, '10.0.0.1', { key: otherKey, agent: otherDirectory.origin });
-  assert.equal(another.status, 201, 'another verified agent has a share of its own');
-  assert.equal(service.store.messageCount(), 7);
+test('verified strangers of many sites stop at the verified pool; a contact and unsigned senders still write', async (t) => {
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
+  const sites = await Promise.all([1, 2, 3, 4].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
+  const { stored, refusal } = await openUntilRefused(service, sites.map((site) => ({ key: KEY, agent: site.origin })));
+  assert.equal(stored, 30);
+  assert.equal(refusal.body.error.reason, 'verified_pool', refusal.text);
+  assert.match(refusal.body.error.message, /Verified agents the owner does not know yet have together stored their 30/);
+
+  const known = await startKeyDirectory(t, [KEY], 'site5.test');
+  const stranger = await openFrom(service, '10.1.0.1', { key: KEY, agent: known.origin });
+  assert.equal(stranger.body.error.reason, 'verified_pool', 'a stranger until the owner says otherwise');
+  const trusted = await runOwner(service.dbPath, ['trust', '--site', 'site5.test']);
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.match(trusted.stdout, /^Trusted the site site5\.test: every verified agent of it is a contact now/);
+  for (let i = 0; i < 5; i++) assert.equal((await openFrom(service, `10.1.0.${i}`, { key: KEY, agent: known.origin })).status, 201);
+  assert.equal((await openFrom(service, '10.2.0.1')).status, 201, 'unsigned senders have their own pool');
+  const day = await stats(service);
+  assert.deepEqual(day.verified_strangers_today, { count: 30, pool: 30 });
+  assert.deepEqual(day.unverified_today, { count: 1, pool: 30 });
+  assert.equal(day.messages_today, 36, 'a contact counts against the maximum only');
+});
+
+test('an unsigned flood stops at the unverified pool, from any number of addresses', async (t) => {
+  const service = await startVerifyingService(t, { env: LIMITS });
+  const { stored, refusal } = await openUntilRefused(service, [undefined]);
+  assert.equal(stored, 30);
+  assert.equal(refusal.body.error.reason, 'unverified_pool', refusal.text);
 });
 
 /** Requests held past every check made before the body, then their bodies sent together. */
@@ -89,30 +89,74 @@ async function inFlightTogether(requests: ReturnType<typeof heldRequest>[]) {
   return Promise.all(requests.map((held) => held.send()));
 }
 
-test('30 signed follow-ups in flight at once store exactly the agent share', async (t) => {
-  const directory = await startKeyDirectory(t, [KEY]);
-  const service = await startVerifyingService(t, { env: { DAILY_AGENT_SHARE: '6' } });
-  const signing = { key: KEY, agent: directory.origin };
-  const opened = await openFrom(service, '127.0.0.1', signing); // the first of its 6
-  const path = `${OPEN}/${opened.body.id}/messages`;
-  const headers = await signedHeaders(service, 'POST', path, signing);
-  const token = opened.body.access_token;
-  const held = Array.from({ length: 30 }, (_, i) =>
-    heldRequest(service.url, path, { token, key: newKey(), json: { message: `m${i}` }, headers }),
+/** 30 signed openings held in flight, each signed anew (a signature authorizes one write). */
+async function signedOpenings(service: TestService, signers: Signing[], prefix: string) {
+  return Promise.all(
+    Array.from({ length: 30 }, async (_, i) => {
+      const headers = { ...from(`${prefix}.${i}`), ...(await signedHeaders(service, 'POST', OPEN, signers[i % signers.length]!)) };
+      return heldRequest(service.url, OPEN, { key: newKey(), json: { message: `m${i}` }, headers });
+    }),
   );
-  assert.deepEqual(statuses(await inFlightTogether(held)), { 201: 5, 429: 25 });
-  assert.equal(service.store.messageCount(), 6);
+}
+
+/** A signed read of each signer, so that its key directory is held before a race starts. */
+async function warm(service: TestService, signers: Signing[]) {
+  for (const signing of signers) {
+    const headers = await signedHeaders(service, 'GET', '/api/v1/conversations/00000000-0000-4000-8000-000000000000', signing);
+    const answer = await request(service.url, 'GET', '/api/v1/conversations/00000000-0000-4000-8000-000000000000', { headers });
+    assert.equal(answer.status, 401, `${signing.agent}: ${answer.text}`); // verified, then no credential
+  }
+}
+
+test('30 signed openings of one site in flight at once store exactly its share', async (t) => {
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '7' } });
+  const port = new URL((await startKeyDirectory(t, [KEY])).origin).port;
+  const signers = ['a', 'b', 'c'].map((sub) => ({ key: KEY, agent: `http://${sub}.agent.test:${port}` }));
+  await warm(service, signers);
+  const answers = await inFlightTogether(await signedOpenings(service, signers, '10.3.0'));
+  assert.deepEqual(statuses(answers), { 201: 7, 429: 23 });
+  assert.ok(answers.filter((a) => a.status === 429).every((a) => a.body.error.reason === 'agent_share'));
 });
 
-test('30 unsigned openings from 30 addresses in flight at once store exactly the pool', async (t) => {
-  const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1', DAILY_UNVERIFIED_SHARE: '7' } });
-  const held = Array.from({ length: 30 }, (_, i) =>
-    heldRequest(service.url, OPEN, { key: newKey(), json: { message: `m${i}` }, headers: from(`10.0.1.${i}`) }),
+test('30 signed openings of many sites in flight at once store exactly the verified pool', async (t) => {
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_VERIFIED_SHARE: '9' } });
+  const sites = await Promise.all([1, 2, 3].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
+  const signers = sites.map((site) => ({ key: KEY, agent: site.origin }));
+  await warm(service, signers);
+  const answers = await inFlightTogether(await signedOpenings(service, signers, '10.4.0'));
+  assert.deepEqual(statuses(answers), { 201: 9, 429: 21 });
+  assert.ok(answers.filter((a) => a.status === 429).every((a) => a.body.error.reason === 'verified_pool'));
+});
+
+test('while a signed and an unsigned flood run at once, a contact and the owner still write', async (t) => {
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '100' } });
+  const sites = await Promise.all([1, 2].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
+  const contact = await startKeyDirectory(t, [KEY], 'site3.test');
+  const signers = sites.map((site) => ({ key: KEY, agent: site.origin }));
+  const contactSigning = { key: KEY, agent: contact.origin };
+  await warm(service, [...signers, contactSigning]);
+  const opened = await openFrom(service, '10.5.0.1', contactSigning);
+  assert.equal((await runOwner(service.dbPath, ['trust', opened.body.id])).code, 0);
+
+  const signed = await signedOpenings(service, signers, '10.6.0');
+  const unsigned = Array.from({ length: 40 }, (_, i) =>
+    heldRequest(service.url, OPEN, { key: newKey(), json: { message: `u${i}` }, headers: from(`10.7.0.${i}`) }),
   );
-  const answers = await inFlightTogether(held);
-  assert.deepEqual(statuses(answers), { 201: 7, 429: 23 });
-  for (const refused of answers.filter((answer) => answer.status === 429)) {
-    assert.equal(refused.body.error.reason, 'unverified_pool');
-  }
-  assert.equal(service.store.messageCount(), 7);
+  const path = `${OPEN}/${opened.body.id}/messages`;
+  const contactWrites = await Promise.all(
+    Array.from({ length: 10 }, async (_, i) => {
+      const headers = { ...from('10.5.0.1'), ...(await signedHeaders(service, 'POST', path, contactSigning)) };
+      return heldRequest(service.url, path, { token: opened.body.access_token, key: newKey(), json: { message: `c${i}` }, headers });
+    }),
+  );
+  const all = [...signed, ...unsigned, ...contactWrites];
+  await Promise.all(all.map((held) => held.continued));
+  const reply = runOwner(service.dbPath, ['reply', opened.body.id, 'Here, as promised.']);
+  const answers: ApiResponse[] = await Promise.all(all.map((held) => held.send()));
+  assert.equal((await reply).code, 0, 'the owner replies');
+  // The contact's opening came before the owner trusted it: a stranger's then, one of the pool of 30.
+  assert.deepEqual(statuses(answers.slice(0, 30)), { 201: 29, 429: 1 }, 'the rest of the verified pool');
+  assert.deepEqual(statuses(answers.slice(30, 70)), { 201: 30, 429: 10 }, 'the unverified pool of 30');
+  assert.deepEqual(statuses(answers.slice(70)), { 201: 10 }, 'every message of the contact');
+  assert.equal((await stats(service)).messages_today, 1 + 29 + 30 + 10 + 1);
 });

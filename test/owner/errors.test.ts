@@ -96,7 +96,7 @@ test('a command whose reader goes away (export | head) ends quietly: no stack tr
   const dir = tempDir(t);
   const dbPath = path.join(dir, 'service.db');
   const store = new Store(dbPath);
-  const write = { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'a', agent: null };
+  const write = { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'a', agent: null, signature: null };
   for (let i = 0; i < 300; i++) {
     openConversationRule(store, { message: 'x'.repeat(2000), metadata: {}, key: `key-${i}-abcdef` }, write);
   }

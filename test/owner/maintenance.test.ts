@@ -172,7 +172,7 @@ test('stats gives the day count, conversations by status and the database size',
   const busiest = { id: a.id, count: 2, share: 50 };
   assert.deepEqual(before.busiest_conversation_today, busiest, "the owner's reply is not its");
   assert.deepEqual(before.busiest_address_today, { count: 3, share: 100 }, 'every client message from one address');
-  assert.deepEqual(before.unverified_today, { count: 3, pool: 225 });
+  assert.deepEqual(before.unverified_today, { count: 3, pool: 150 });
   assert.equal((await owner(service, ['block', a.id])).code, 0);
   // The block gives the day back: a's two client messages no longer count; the owner's reply does.
   const stats = JSON.parse((await owner(service, ['stats', '--json'])).stdout);
@@ -186,15 +186,18 @@ test('stats gives the day count, conversations by status and the database size',
   assert.equal(stats.owner_reserve, 50);
   assert.deepEqual(stats.busiest_conversation_today, { id: b.id, count: 1, share: 50 });
   assert.deepEqual(stats.busiest_address_today, { count: 1, share: 100 });
-  assert.deepEqual(stats.busiest_verified_agent_today, { count: 0, share: 225 });
-  assert.deepEqual(stats.unverified_today, { count: 1, pool: 225 });
+  assert.deepEqual(stats.busiest_site_today, { site: null, count: 0, share: 150 });
+  assert.deepEqual(stats.verified_strangers_today, { count: 0, pool: 150 });
+  assert.deepEqual(stats.unverified_today, { count: 1, pool: 150 });
   const text = await owner(service, ['stats']);
   assert.match(
     text.stdout,
     new RegExp(
       ': 2 messages of 500 .*\\n  your replies: 1; 50 of the maximum are kept for them\\n' +
         `  busiest conversation: 1 of its share of 50 \\(${b.id}\\)\\n  busiest address: 1 of its share of 100\\n` +
-        '  busiest verified agent: 0 of its share of 225\\n  unverified senders together: 1 of their pool of 225\\n' +
+        '  busiest site: 0 of its share of 150\\n' +
+        '  verified agents you do not know, together: 0 of their pool of 150\\n' +
+        '  unverified senders together: 1 of their pool of 150\\n' +
         'Conversations: 1 open, 0 answered, 0 closed; 1 blocked',
     ),
   );

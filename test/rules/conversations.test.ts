@@ -25,6 +25,7 @@ test('opening a conversation returns the id, a one-time credential and the links
     'updates_url',
     'privacy',
     'poll_after_seconds',
+    'verified_agent',
   ]);
   assert.match(body.id, UUID);
   assert.match(body.access_token, /^[a-f0-9]{64}$/);

@@ -179,6 +179,7 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
       DAILY_OWNER_RESERVE: '30',
       DAILY_AGENT_SHARE: '120',
       DAILY_UNVERIFIED_SHARE: '200',
+      DAILY_VERIFIED_SHARE: '160',
     },
   });
   const info = await request(service.url, 'GET', '/api/v1/contact-info');
@@ -186,12 +187,16 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
   assert.equal(info.body.limits.daily_address_share, 90);
   assert.equal(info.body.limits.daily_agent_share, 120);
   assert.equal(info.body.limits.daily_unverified_share, 200);
+  assert.equal(info.body.limits.daily_verified_share, 160);
   assert.equal(info.body.limits.daily_owner_reserve, 30);
   const sentence = new RegExp(
     'one conversation may store at most 40 messages; ' +
-      'one verified agent \\(its requests signed with Web Bot Auth\\) at most 120; ' +
       'one address, unsigned, at most 90 \\(openings and follow-ups together\\); ' +
       'all unsigned senders together at most 200; ' +
+      'the verified agents of one site \\(requests signed with Web Bot Auth; a site is a registrable domain, ' +
+      'such as agent.example for all its subdomains\\) at most 120; ' +
+      'all verified agents the owner does not know yet together at most 160; ' +
+      "the owner's contacts \\(verified agents the owner trusts\\) count against neither pool nor a site's share; " +
       "the last 30 are kept for the owner's replies",
   );
   assert.match(info.body.limits_note, sentence);
@@ -204,15 +209,16 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
   assert.match(send.description, sentence);
 });
 
-test("an agent's share is by default as large as the unverified pool, whatever sets the pool", async (t) => {
-  const limitsOf = async (env: Record<string, string>) =>
-    (await request((await startTestService(t, { env })).url, 'GET', '/api/v1/contact-info')).body.limits;
-  const defaults = await limitsOf({});
-  assert.deepEqual([defaults.daily_agent_share, defaults.daily_unverified_share], [225, 225]);
-  const pool = await limitsOf({ DAILY_UNVERIFIED_SHARE: '100' });
-  assert.deepEqual([pool.daily_agent_share, pool.daily_unverified_share], [100, 100]);
-  const both = await limitsOf({ DAILY_UNVERIFIED_SHARE: '100', DAILY_AGENT_SHARE: '40' });
-  assert.deepEqual([both.daily_agent_share, both.daily_unverified_share], [40, 100]);
+test("each pool is by default a third of what clients may store, and a site's share as large as the verified pool", async (t) => {
+  const limitsOf = async (env: Record<string, string>) => {
+    const { limits } = (await request((await startTestService(t, { env })).url, 'GET', '/api/v1/contact-info')).body;
+    return [limits.daily_agent_share, limits.daily_verified_share, limits.daily_unverified_share];
+  };
+  assert.deepEqual(await limitsOf({}), [150, 150, 150], 'a third each of the 450 clients may store');
+  assert.deepEqual(await limitsOf({ DAILY_VERIFIED_SHARE: '100' }), [100, 100, 150]);
+  assert.deepEqual(await limitsOf({ DAILY_VERIFIED_SHARE: '100', DAILY_AGENT_SHARE: '40' }), [40, 100, 150]);
+  assert.deepEqual(await limitsOf({ DAILY_UNVERIFIED_SHARE: '0' }), [150, 150, 0], 'a pool set to 0 does not bind');
+  assert.deepEqual(await limitsOf({ DAILY_MESSAGE_LIMIT: '9' }), [0, 0, 0], 'under 10, no pools');
 });
 
 async function readIfThere(file: string): Promise<string> {

@@ -21,7 +21,7 @@ function setUp(t: TestContext, capacity?: number) {
     openConversation(
       store,
       { message: `hello ${n}`, metadata: {}, key: `cache-test-key-${n}` },
-      { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null },
+      { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null, signature: null },
     );
   return { store, cache: new CredentialCache(store, capacity), open };
 }

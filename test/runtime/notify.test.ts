@@ -89,7 +89,7 @@ test('notifications past the waiting limit are dropped and logged, and the rest 
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 3, timeoutMs: 30_000 });
   // The first starts at once; three wait; the fifth finds the queue full.
   for (let seq = 1; seq <= 5; seq++) {
-    notify({ conversationId: 'c', seq, agentName: '', verifiedAgent: null, message: 'hi' });
+    notify({ conversationId: 'c', seq, agentName: '', verifiedAgent: null, contact: false, message: 'hi' });
   }
   assert.deepEqual(
     logs.map((entry) => [entry.seq, entry.reason]),
@@ -115,7 +115,7 @@ test('a notifier running at the time limit is killed, even if it ignores SIGTERM
   );
   const logs: LogEntry[] = [];
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
-  for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', verifiedAgent: null, message: 'hi' });
+  for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', verifiedAgent: null, contact: false, message: 'hi' });
   await waitUntil(() => existsSync(seqsFile), 'the second notification ran');
   assert.deepEqual(
     logs.map((entry) => [entry.seq, entry.reason]),

@@ -81,9 +81,9 @@ test(
 function assertOwnersViews(outputs: Map<string, string>): void {
   const inbox = outputs.get('npm run -s owner -- inbox') ?? '';
   assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
-  assert.match(inbox, /\n.*scout \(verified: scout\.example\)/);
+  assert.match(inbox, /\n.*scout \(verified: https:\/\/scout\.example\)/);
   const agents = outputs.get('npm run -s owner -- agents') ?? '';
-  assert.match(agents, /^BLOCKED https:\/\/scout\.example {2}1 conversation, /);
+  assert.match(agents, /^site scout\.example: \d+ of 150 today as a stranger\n {2}https:\/\/scout\.example \(contact\) {2}1 conv/);
   assert.equal(
     outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
     'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
@@ -95,9 +95,10 @@ function assertOwnersViews(outputs: Map<string, string>): void {
         '\\(the limits the server recorded when it started\\)\\n' +
         '  your replies: \\d+; 50 of the maximum are kept for them\\n' +
         '  busiest conversation: \\d+ of its share of 50.*\\n  busiest address: \\d+ of its share of 100\\n' +
-        '  busiest verified agent: \\d+ of its share of 225\\n' +
-        '  unverified senders together: \\d+ of their pool of 225\\n' +
-        'Conversations: 0 open, 0 answered, 1 closed; 1 blocked\\n',
+        '  busiest site: \\d+ of its share of 150.*\\n' +
+        '  verified agents you do not know, together: \\d+ of their pool of 150\\n' +
+        '  unverified senders together: \\d+ of their pool of 150\\n' +
+        'Conversations: 0 open, 1 answered, 0 closed; 1 blocked\\n',
     ),
   );
 }
@@ -153,6 +154,7 @@ function seedReadmeConversations(dbPath: string): void {
     // The second was opened by a verified agent, as the README's inbox shows.
     verified_agent: id.startsWith('91c2') ? 'https://scout.example' : null,
     sender: id.startsWith('91c2') ? 'agent:https://scout.example' : 'address:0123abcd',
+    blocked_by: null,
   });
   store.transaction(() => {
     for (const [id, lastSeq, ownerSeq] of [

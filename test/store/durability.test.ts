@@ -220,7 +220,7 @@ test('writes committed together: one that fails inside the batch spoils no other
       service.store,
       conversationId,
       { message: `batched ${n}`, key: `batch-key-${n}` },
-      { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null },
+      { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null, signature: null },
     );
   // Called in the same event-loop turn, so they share one transaction and one commit.
   const results = await Promise.allSettled([
@@ -260,7 +260,7 @@ test('no write of a batch settles before its commit, and a failed commit fails t
         service.store,
         opened.body.id,
         { message: `m${n}`, key: `commit-key-${n}` },
-        { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null },
+        { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null, signature: null },
       ),
     ).finally(() => settled++),
   );

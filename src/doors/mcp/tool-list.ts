@@ -177,8 +177,10 @@ function writingTools(limits: ReturnType<typeof limitSentences>) {
         'hours or days. Pass a new idempotency_key (a random UUID): a retry with the same key is then refused ' +
         'instead of opening a second conversation (without one a retry may open a duplicate). Metadata is ' +
         'optional, self-declared and shown to the owner as unverified; requests to this server signed with Web Bot ' +
-        'Auth (HTTP Message Signatures) make you a verified agent, shown to the owner by name and counted against ' +
-        `a share of your own. ${limits.openings} ${limits.daily} ${limits.shares} A refusal says when to retry.`,
+        'Auth (HTTP Message Signatures) make you a verified agent, shown to the owner by name (verified_agent in ' +
+        "the result says so) and counted against your site's share, not your address's; sign each call anew, as " +
+        `a signature authorizes one write. ${limits.openings} ${limits.daily} ${limits.shares} A refusal says ` +
+        'when to retry.',
       inputSchema: input({ message: MESSAGE, metadata: METADATA, idempotency_key: KEY }, ['message']),
     },
     {
