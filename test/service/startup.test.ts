@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../../src/base/config.ts';
+import { MIGRATIONS, migrate } from '../../src/store/migrations.ts';
 import { runNode, startServerProcess, startTestService, tempDir, waitUntil } from '../helpers.ts';
 
 const MAIN = 'src/main.ts';
@@ -131,6 +132,24 @@ test('a database from a newer release is refused at start', async (t) => {
   const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath } });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /schema is version 99, newer than this code knows/);
+});
+
+test('start-up says in one line that it migrated the database, and says nothing when it did not', async (t) => {
+  const dbPath = path.join(tempDir(t), 'older.db');
+  const older = new DatabaseSync(dbPath);
+  migrate(older, MIGRATIONS.slice(0, MIGRATIONS.length - 1)); // as the last release left it
+  older.close();
+  const printed = async () => {
+    const server = await startServerProcess(t, { DB_PATH: dbPath });
+    await server.stop('SIGTERM');
+    return server.output().split('\n');
+  };
+  const migrating = await printed();
+  const from = MIGRATIONS.length - 1;
+  const said = `Migrated the database from schema ${from} to ${MIGRATIONS.length}.`;
+  assert.deepEqual(migrating.filter((line) => /migrat/i.test(line)), [said]);
+  assert.equal(migrating.indexOf(said), 1, 'right after the line with the URL');
+  assert.deepEqual((await printed()).filter((line) => /migrat/i.test(line)), [], 'nothing to migrate: nothing said');
 });
 
 test('npm start prints one line with the URL, serves, and exits 0 on SIGTERM', async (t) => {
