@@ -222,7 +222,8 @@ export async function startServerProcess(t: TestContext, env: Record<string, str
     env: { ...process.env, PORT: '0', LISTINGS_PATH: FIXTURE_LISTINGS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then every line it printed has been read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
