@@ -215,10 +215,14 @@ export interface ServerProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `npm start`'s entry point as a child process and waits for its start-up line. */
-export async function startServerProcess(t: TestContext, env: Record<string, string>): Promise<ServerProcess> {
+/** Runs `npm start`'s entry point (of the checkout at `cwd`) as a child process and waits for its start-up line. */
+export async function startServerProcess(
+  t: TestContext,
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, PORT: '0', LISTINGS_PATH: FIXTURE_LISTINGS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

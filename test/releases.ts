@@ -41,8 +41,10 @@ export function unreleasedEntry(): string {
   return CHANGELOG.slice(start + '\n## Unreleased\n'.length, end).trim();
 }
 
-export function git(args: string[], cwd = ROOT): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+/** Runs git and gives back what it printed, trimmed; throws when git fails. */
+export function git(args: string[], cwd = ROOT, env: Record<string, string> = {}): string {
+  const options = { cwd, env: { ...process.env, ...env }, encoding: 'utf8' as const };
+  return execFileSync('git', args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 /**
