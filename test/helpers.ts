@@ -25,8 +25,13 @@ export const UNLIMITED_QUOTAS: Quotas = {
   openingsPerHour: 0,
 };
 
+/** Where work to undo at the end is registered: a test's context, or a script's own list (screenshot.ts). */
+export interface Cleanup {
+  after(fn: () => unknown): void;
+}
+
 /** A temp folder removed when the test ends. */
-export function tempDir(t: TestContext): string {
+export function tempDir(t: Cleanup): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'contact-service-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
