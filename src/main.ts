@@ -21,6 +21,8 @@ try {
   const config = loadConfig();
   const service = await startService(config);
   console.log(`Listening on ${service.url} (database ${config.dbPath})`);
+  const { migrated } = service;
+  if (migrated) console.log(`Migrated the database from schema ${migrated.from} to ${migrated.to}.`);
   for (const warning of service.warnings) console.error(`Warning: ${warning}`);
 
   const shutdown = (signal: string) => {

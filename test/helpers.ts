@@ -26,8 +26,13 @@ export const UNLIMITED_QUOTAS: Quotas = {
   openingsPerHour: 0,
 };
 
+/** Where work to undo at the end is registered: a test's context, or a script's own list (screenshot.ts). */
+export interface Cleanup {
+  after(fn: () => unknown): void;
+}
+
 /** A temp folder removed when the test ends. */
-export function tempDir(t: TestContext): string {
+export function tempDir(t: Cleanup): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'contact-service-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
@@ -216,14 +221,19 @@ export interface ServerProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `npm start`'s entry point as a child process and waits for its start-up line. */
-export async function startServerProcess(t: TestContext, env: Record<string, string>): Promise<ServerProcess> {
+/** Runs `npm start`'s entry point (of the checkout at `cwd`) as a child process and waits for its start-up line. */
+export async function startServerProcess(
+  t: TestContext,
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, PORT: '0', LISTINGS_PATH: FIXTURE_LISTINGS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then every line it printed has been read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -101,13 +101,24 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
 }
 
+/**
+ * The origin agents reach: the service is served at the root of its origin (every page, route and
+ * link starts at /), so a path, a query or a fragment would only be half applied, and is refused.
+ */
 function readBaseUrl(env: Env): string | null {
   const value = env.PUBLIC_BASE_URL;
   if (!value) return null;
   if (!URL.canParse(value)) throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${value}"`);
-  if (!/^https?:$/.test(new URL(value).protocol))
+  const url = new URL(value);
+  if (!/^https?:$/.test(url.protocol))
     throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://, got "${value}"`);
-  return value.replace(/\/+$/, '');
+  if (url.href !== `${url.origin}/`) {
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must be an origin alone (scheme, host, optional port), such as https://agents.example.org, ` +
+        `got "${value}": the service is served at the root of its host; give it a host of its own (a subdomain)`,
+    );
+  }
+  return url.origin;
 }
 
 function readReplyTime(env: Env, name: string): string | null {

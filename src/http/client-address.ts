@@ -2,9 +2,12 @@
 // trusted proxy (TRUST_PROXY=1) the last X-Forwarded-For hop, read as an address: a hop written
 // with a port, brackets or an IPv6 zone is the same sender as without them, and a hop that is not
 // an address at all is ignored (the socket's address counts), so that no spelling makes a new sender.
+// With TRUST_PROXY off, the first request that carries the header is logged: a forgotten setting
+// behind a proxy would otherwise only show as everyone sharing the proxy's limits.
 
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import type { Log } from '../base/log.ts';
 
 /** The address of the client that sent `req`. */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
@@ -24,4 +27,28 @@ function addressOfHop(hop: string): string | null {
   const bare = bracketed?.[1] ?? withPort?.[1] ?? hop;
   const address = bare.replace(/%[^%]*$/, ''); // a zone names a link on the proxy's machine, not a sender
   return isIP(address) !== 0 ? address : null;
+}
+
+/**
+ * Logs, once a run, the first request that carries X-Forwarded-For while TRUST_PROXY is off: behind
+ * a proxy, every client then counts as the proxy's address, and one address's limits are everyone's.
+ * The header's value is anyone's to write, and never logged. A request without the header costs
+ * one lookup; once logged, or with TRUST_PROXY on, nothing is looked at.
+ */
+export function createProxyNotice(trustProxy: boolean, log: Log): (req: IncomingMessage) => void {
+  let noticed = trustProxy;
+  return (req) => {
+    if (noticed || req.headers['x-forwarded-for'] === undefined) return;
+    noticed = true;
+    const from = req.socket.remoteAddress ?? 'an unknown address';
+    log({
+      time: new Date().toISOString(),
+      level: 'warn',
+      warning:
+        `A request from ${from} carried X-Forwarded-For, but TRUST_PROXY is off: each request counts as from ` +
+        `the address it came from, so every client behind a proxy at ${from} shares one address's limits ` +
+        `(openings an hour, requests a minute, messages a day). If ${from} is your reverse proxy, set ` +
+        'TRUST_PROXY=1 to count each client by the last X-Forwarded-For hop (logged once).',
+    });
+  };
 }

@@ -13,7 +13,7 @@ import type { Headers } from '../refusals/entry.ts';
 import { asRefusal, errorBody, refuse, type Refusal } from '../refusals/refusal.ts';
 import { createRouter, type Route, type RouteMatch } from './router.ts';
 import { senderOf } from '../rules/senders.ts';
-import { clientAddressOf } from './client-address.ts';
+import { clientAddressOf, createProxyNotice } from './client-address.ts';
 import { malformedHttp } from './server.ts';
 
 /** What a handler gets: the request as parsed so far, and the app it runs in. */
@@ -105,6 +105,7 @@ export function createRequestHandler(
 ) {
   const router = createRouter(routes);
   const noticeHost = createHostNotice(app.config, app.log);
+  const noticeProxy = createProxyNotice(app.config.trustProxy, app.log);
 
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const { path, rawQuery } = splitTarget(req.url ?? '/');
@@ -123,6 +124,7 @@ export function createRequestHandler(
       notes: {},
     };
     noticeHost(req);
+    noticeProxy(req);
     try {
       const match = router.match(exchange.method, path);
       if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);

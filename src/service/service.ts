@@ -10,6 +10,7 @@ import { quotasOf } from '../rules/quotas.ts';
 import { routes, unroutedPolicy } from './routes.ts';
 import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts } from '../http/server.ts';
 import { Store } from '../store/store.ts';
+import { MIGRATIONS } from '../store/migrations.ts';
 import { checkNotifyCommand, startupWarnings } from './startup-checks.ts';
 
 export interface RunningService {
@@ -17,6 +18,8 @@ export interface RunningService {
   readonly url: string;
   /** What looks misconfigured, one line each with its fix (startup-checks.ts); start-up prints them. */
   readonly warnings: readonly string[];
+  /** The schema versions an existing database was migrated from and to at this start; null: none was. */
+  readonly migrated: { readonly from: number; readonly to: number } | null;
   readonly store: Store;
   /** How many polls are held waiting for the owner now. */
   waitingPolls(): number;
@@ -63,6 +66,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   return {
     url,
     warnings: startupWarnings(running, config.publicBaseUrl !== null),
+    migrated: migrationOf(store),
     store,
     waitingPolls: () => app.waits.size,
     close() {
@@ -73,6 +77,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
       return closing;
     },
   };
+}
+
+/** A new database is created, not migrated: nothing to say of it. */
+function migrationOf(store: Store): RunningService['migrated'] {
+  const from = store.schemaFound;
+  return from === 0 || from === MIGRATIONS.length ? null : { from, to: MIGRATIONS.length };
 }
 
 function openDatabase(store: Store, config: Config): void {

@@ -4,6 +4,7 @@
 
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { classifyAddress } from '../base/addresses.ts';
 import { ConfigError, type Config, type RunningConfig } from '../base/config.ts';
 
 // Hosts RFC 2606 sets aside for examples: a public URL on one of them was copied, not set.
@@ -18,6 +19,13 @@ export function startupWarnings(config: RunningConfig, publicBaseUrlSet: boolean
         `${config.publicBaseUrl}, and /mcp and /a2a refuse your public host; set PUBLIC_BASE_URL to the URL agents use`,
     );
   }
+  if (config.trustProxy && !isLoopback(config.host)) {
+    warnings.push(
+      `TRUST_PROXY=1 with HOST=${config.host}: anyone who reaches port ${new URL(config.listenUrl).port} without ` +
+        'passing through your proxy chooses the address they are counted as (any X-Forwarded-For); keep ' +
+        'HOST=127.0.0.1 with the proxy on this machine, or let only the proxy reach the port',
+    );
+  }
   const host = new URL(config.publicBaseUrl).hostname;
   if (EXAMPLE_HOST.test(host)) {
     warnings.push(
@@ -25,6 +33,11 @@ export function startupWarnings(config: RunningConfig, publicBaseUrlSet: boolean
     );
   }
   return warnings;
+}
+
+/** Only this machine can reach a loopback address: then every request with X-Forwarded-For came through it. */
+function isLoopback(host: string): boolean {
+  return host.toLowerCase() === 'localhost' || classifyAddress(host).endsWith('a loopback address');
 }
 
 /** Refuses a NOTIFY_COMMAND whose program does not exist or cannot be run by this user. */

@@ -156,9 +156,9 @@ export const MIGRATIONS: readonly string[] = [
  * Brings the schema up to date; refuses a database from a newer release. Foreign keys are
  * off while a migration runs, so that rebuilding a table (SQLite's way to change a column)
  * cannot cascade into deleting rows; `PRAGMA foreign_key_check` must find nothing wrong
- * before the migration commits.
+ * before the migration commits. Returns the schema version the database had (0: new).
  */
-export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): void {
+export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): number {
   const current = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (current > migrations.length) {
     throw new Error(
@@ -166,7 +166,7 @@ export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRAT
         'run a newer release',
     );
   }
-  if (current === migrations.length) return;
+  if (current === migrations.length) return current;
   db.exec('PRAGMA foreign_keys = OFF'); // has no effect inside a transaction, so it is set before
   try {
     for (let version = current; version < migrations.length; version++) {
@@ -175,6 +175,7 @@ export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRAT
   } finally {
     db.exec('PRAGMA foreign_keys = ON');
   }
+  return current;
 }
 
 function runMigration(db: DatabaseSync, sql: string, version: number): void {

@@ -90,6 +90,8 @@ export class Store {
   readonly usedSignatures: UsedSignatures;
   /** The directory's listings, each stored as its JSON (listing-rows.ts). */
   readonly listings: ListingTable;
+  /** The schema version the file had when it was opened, before migrating (0: a new database). */
+  readonly schemaFound: number;
 
   constructor(dbPath: string, busyTimeoutMs = BUSY_TIMEOUT_MS) {
     if (dbPath !== ':memory:') createPrivately(dbPath);
@@ -97,7 +99,7 @@ export class Store {
     try {
       this.db.exec('PRAGMA journal_mode = WAL'); // SQLite gives the -wal and -shm files the database's mode
       this.db.exec('PRAGMA synchronous = FULL'); // a 2xx on a POST means the commit reached the disk
-      migrate(this.db);
+      this.schemaFound = migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.quotaCounts = new QuotaCounts(this.db);
       this.outbox = new OutboxTable(this.db);

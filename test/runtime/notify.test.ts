@@ -1,12 +1,14 @@
 // NOTIFY_COMMAND: the documented example, one run at a time, bounds, failures.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { LogEntry } from '../../src/base/log.ts';
 import { createNotifier } from '../../src/runtime/notify.ts';
-import { newKey, openConversation, request, ROOT, runOwner, startTestService, tempDir, waitUntil } from '../helpers.ts';
+import { PRIVACY_STATEMENT } from '../../src/rules/views.ts';
+import { newKey, openConversation, request, ROOT, runCommand, runOwner, startTestService } from '../helpers.ts';
+import { tempDir, waitUntil } from '../helpers.ts';
 
 const owner = (service: { dbPath: string }, args: string[]) => runOwner(service.dbPath, args);
 
@@ -47,6 +49,29 @@ test('NOTIFY_COMMAND runs the documented example after each new client message',
   );
   assert.ok(!text.includes(conversation.token));
   assert.ok(!text.includes('owner replies'));
+});
+
+test('the example notifier keeps the newest NOTIFY_KEEP, those before in .1, as the privacy text says', async (t) => {
+  const example = path.join(ROOT, 'docs/notify-example.sh');
+  const file = path.join(tempDir(t), 'messages.txt');
+  const notify = (seq: number, keep = '3') =>
+    runCommand(example, [], {
+      env: { NOTIFY_FILE: file, NOTIFY_KEEP: keep, CONVERSATION_ID: 'c1', MESSAGE_SEQ: String(seq), SENDER: 'a' },
+      input: `    | message ${seq}\n`,
+    });
+  for (let seq = 1; seq <= 7; seq++) assert.equal((await notify(seq)).code, 0);
+  const seqs = (name: string) =>
+    [...readFileSync(name, 'utf8').matchAll(/ #(\d+) {2}from /g)].map(([, seq]) => Number(seq));
+  assert.deepEqual(seqs(file), [7], 'a new file once the last held NOTIFY_KEEP');
+  assert.deepEqual(seqs(`${file}.1`), [4, 5, 6], 'the file before it; the three before that are gone');
+  assert.equal(statSync(`${file}.1`).mode & 0o777, 0o600);
+  const refused = await notify(8, 'all');
+  assert.equal(refused.code, 1, 'a NOTIFY_KEEP that is no number fails the run (logged) rather than keep everything');
+  assert.match(refused.stderr, /^NOTIFY_KEEP must be a whole number above 0, got "all"/);
+
+  const keep = Number(/^keep=\$\{NOTIFY_KEEP:-(\d+)\}$/m.exec(readFileSync(example, 'utf8'))?.[1]);
+  const bound = `the newest ${keep} to ${(2 * keep).toLocaleString('en')}`;
+  assert.ok(PRIVACY_STATEMENT.includes(bound), `the privacy statement says ${bound}`);
 });
 
 test('NOTIFY_COMMAND runs one notification at a time, in the order the messages were stored', async (t) => {

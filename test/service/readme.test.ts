@@ -219,3 +219,11 @@ test("the README's limits are the defaults the service enforces", () => {
   assert.ok(text.includes(stated), `the README says: ${stated}`);
   assert.equal(config.pollIntervalSeconds, 60, 'a poll once a minute');
 });
+
+test('the README names HOST and PORT beside its two commands, with their defaults', () => {
+  const { host, port } = loadConfig({});
+  const text = README.replace(/\s+/g, ' ');
+  const commands = text.indexOf('npm install && npm start');
+  const named = text.indexOf(`\`npm start\` listens on \`HOST\` ${host} and \`PORT\` ${port}:`);
+  assert.ok(named > commands && commands > 0 && named - commands < 300, 'right after the commands');
+});

@@ -4,27 +4,19 @@
 // then started is this one, on a backup of an earlier schema, which it migrates.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { asOnTheMachine, guideBlock, type Machine } from '../deployment-guide.ts';
 import { openConversation, request, ROOT, runCommand, runOwner, startServerProcess, tempDir } from '../helpers.ts';
 import { asOlderRelease } from '../older-schema.ts';
 
-const GUIDE = readFileSync(path.join(ROOT, 'docs/deployment.md'), 'utf8');
-
 /** The commands of the guide's rollback for a release without restore that touch the database files. */
-function rollbackSteps(backup: string, dbPath: string): string[] {
-  const section = GUIDE.slice(GUIDE.indexOf('If it has no `restore`'));
-  const block = /```sh\n([^]*?)```/.exec(section)?.[1] ?? '';
-  const steps = block.split('\n').filter((line) => / (install|rm -f) /.test(` ${line.replace(/^sudo /, '')}`));
+function rollbackSteps(machine: Machine): string[] {
+  const block = guideBlock('If it has no `restore`');
+  const steps = block.filter((line) => / (install|rm -f) /.test(` ${line.replace(/^sudo /, '')}`));
   assert.equal(steps.length, 2, 'the guide installs the backup and removes -wal and -shm');
-  return steps.map((line) =>
-    line
-      .replace(/^sudo /, '')
-      .replace(' -o agent-contact -g agent-contact', '') // the test's own user owns the files
-      .replaceAll('/var/backups/agent-contact/before-upgrade-2026-11-24.db', backup)
-      .replaceAll('/var/lib/agent-contact/service.db', dbPath),
-  );
+  return steps.map((line) => asOnTheMachine(line, machine));
 }
 
 test("the guide's rollback without restore brings back exactly the backup taken before the upgrade", async (t) => {
@@ -34,12 +26,13 @@ test("the guide's rollback without restore brings back exactly the backup taken 
   const kept = await openConversation(before.url, { message: 'before the upgrade' });
   const backup = path.join(dir, 'before-upgrade.db');
   assert.equal((await runOwner(dbPath, ['backup', backup])).code, 0);
+  writeFileSync(path.join(dir, 'before-upgrade.backup'), `${backup}\n`); // as the guide's upgrade notes it
   asOlderRelease(backup); // the backup an earlier release took: one schema version older
   const later = await openConversation(before.url, { message: 'after the upgrade' });
   await before.stop('SIGKILL'); // as a crash would: what came after the backup may still be in the -wal
   assert.ok(existsSync(`${dbPath}-wal`), 'a -wal is left beside the database');
 
-  for (const step of rollbackSteps(backup, dbPath)) {
+  for (const step of rollbackSteps({ app: ROOT, backups: dir, dbPath })) {
     const ran = await runCommand('bash', ['-c', step]);
     assert.equal(ran.code, 0, `${step}: ${ran.stderr}`);
   }

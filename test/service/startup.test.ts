@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../../src/base/config.ts';
+import { MIGRATIONS, migrate } from '../../src/store/migrations.ts';
 import { runNode, startServerProcess, startTestService, tempDir, waitUntil } from '../helpers.ts';
 
 const MAIN = 'src/main.ts';
@@ -39,6 +40,9 @@ test('bad configuration values are refused with a message naming the variable', 
     [{ TRUST_PROXY: 'yes' }, /^TRUST_PROXY must be 1 or 0/],
     [{ PUBLIC_BASE_URL: 'example.org' }, /^PUBLIC_BASE_URL/],
     [{ PUBLIC_BASE_URL: 'ftp://example.org' }, /^PUBLIC_BASE_URL/],
+    [{ PUBLIC_BASE_URL: 'https://host.test/contact' }, /^PUBLIC_BASE_URL must be an origin alone .*a subdomain/],
+    [{ PUBLIC_BASE_URL: 'https://host.test/?x=1' }, /^PUBLIC_BASE_URL must be an origin alone/],
+    [{ PUBLIC_BASE_URL: 'https://user@host.test' }, /^PUBLIC_BASE_URL must be an origin alone/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(
@@ -51,6 +55,14 @@ test('bad configuration values are refused with a message naming the variable', 
     loadConfig({ PUBLIC_BASE_URL: 'https://agents.example.org/' }).publicBaseUrl,
     'https://agents.example.org',
   );
+});
+
+test('a PUBLIC_BASE_URL with a path stops start-up with one line: the service is served at the root', async () => {
+  const result = await runNode([MAIN], { env: { PORT: '0', PUBLIC_BASE_URL: 'https://host.test/contact' } });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /^Cannot start: PUBLIC_BASE_URL must be an origin alone.*"https:\/\/host\.test\/contact/);
+  assert.match(result.stderr, /served at the root of its host/);
+  assert.equal(result.stderr.trim().split('\n').length, 1);
 });
 
 test('a bad PORT stops start-up with one clear line and a non-zero exit', async () => {
@@ -133,6 +145,24 @@ test('a database from a newer release is refused at start', async (t) => {
   assert.match(result.stderr, /schema is version 99, newer than this code knows/);
 });
 
+test('start-up says in one line that it migrated the database, and says nothing when it did not', async (t) => {
+  const dbPath = path.join(tempDir(t), 'older.db');
+  const older = new DatabaseSync(dbPath);
+  migrate(older, MIGRATIONS.slice(0, MIGRATIONS.length - 1)); // as the last release left it
+  older.close();
+  const printed = async () => {
+    const server = await startServerProcess(t, { DB_PATH: dbPath });
+    await server.stop('SIGTERM');
+    return server.output().split('\n');
+  };
+  const migrating = await printed();
+  const from = MIGRATIONS.length - 1;
+  const said = `Migrated the database from schema ${from} to ${MIGRATIONS.length}.`;
+  assert.deepEqual(migrating.filter((line) => /migrat/i.test(line)), [said]);
+  assert.equal(migrating.indexOf(said), 1, 'right after the line with the URL');
+  assert.deepEqual((await printed()).filter((line) => /migrat/i.test(line)), [], 'nothing to migrate: nothing said');
+});
+
 test('npm start prints one line with the URL, serves, and exits 0 on SIGTERM', async (t) => {
   const server = await startServerProcess(t, { DB_PATH: path.join(tempDir(t), 's.db') });
   assert.match(server.output(), /^Listening on http:\/\/127\.0\.0\.1:\d+ \(database .*s\.db\)\n$/);
@@ -177,22 +207,6 @@ test('a read-only database file stops start-up instead of failing later', async 
   const result = await runNode([MAIN], { env: { PORT: '0', DB_PATH: dbPath }, uid: UNPRIVILEGED });
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /^Cannot start: the database at DB_PATH cannot be opened: .*(read-?only|permission)/im);
-});
-
-test('start-up says what looks misconfigured, one line each with its fix', async (t) => {
-  const dir = tempDir(t);
-  // Everything start-up printed, read once the server has stopped: no line can still be on its way.
-  const printed = async (env: Record<string, string>) => {
-    const server = await startServerProcess(t, env);
-    await server.stop('SIGTERM');
-    return server.output();
-  };
-  const proxied = await printed({ DB_PATH: path.join(dir, 'a.db'), TRUST_PROXY: '1' });
-  assert.match(proxied, /^Warning: TRUST_PROXY=1, but PUBLIC_BASE_URL is not set: .* set PUBLIC_BASE_URL/m);
-  const example = await printed({ DB_PATH: path.join(dir, 'b.db'), PUBLIC_BASE_URL: 'https://agents.example.org' });
-  assert.match(example, /^Warning: PUBLIC_BASE_URL is still an example \(agents\.example\.org\)/m);
-  const fine = await printed({ DB_PATH: path.join(dir, 'c.db'), PUBLIC_BASE_URL: 'https://contact.test' });
-  assert.doesNotMatch(fine, /Warning/);
 });
 
 test('a NOTIFY_COMMAND that does not exist or cannot be run stops start-up, naming it', async (t) => {

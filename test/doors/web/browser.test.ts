@@ -2,13 +2,14 @@
 // page opens, it fits a phone, and screenshots are left for a person to look at.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { findChromium, openPage, type Page } from './browser.ts';
+import { SCREENSHOT, SCREENSHOT_SIZE, takeScreenshot } from './screenshot.ts';
 import { SERVER_TIMEOUTS } from '../../../src/http/server.ts';
-import { ROOT, startTestService } from '../../helpers.ts';
+import { ROOT, startTestService, tempDir } from '../../helpers.ts';
 
 const chromium = findChromium();
 // Outside the repository, kept after the run on purpose: these are for a person to open.
@@ -123,5 +124,27 @@ test(
     const closing = Date.now();
     await service.close();
     assert.ok(Date.now() - closing < 3000, `shutdown took ${Date.now() - closing} ms with a browser connected`);
+  },
+);
+
+/** A PNG's width and height, from its header. */
+const sizeOf = (png: Buffer) => ({
+  png: png.subarray(1, 4).toString(),
+  width: png.readUInt32BE(16),
+  height: png.readUInt32BE(20),
+});
+
+test(
+  "npm run screenshot takes the README's picture of the page again, at its size",
+  { skip: !chromium && 'Chromium is not installed (apt-get install chromium); .ci/run installs it', timeout: 60_000 },
+  async (t) => {
+    const file = path.join(tempDir(t), 'screenshot.png');
+    await takeScreenshot(file, t, chromium as string);
+    const expected = { png: 'PNG', ...SCREENSHOT_SIZE };
+    assert.deepEqual(sizeOf(readFileSync(file)), expected);
+    assert.deepEqual(sizeOf(readFileSync(SCREENSHOT)), expected, 'the README shows one taken so');
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.equal(scripts.screenshot, 'node test/doors/web/screenshot.ts');
+    assert.match(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /`npm run screenshot`/, 'the README names it');
   },
 );

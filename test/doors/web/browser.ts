@@ -3,8 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import type { TestContext } from 'node:test';
-import { tempDir } from '../../helpers.ts';
+import { tempDir, type Cleanup } from '../../helpers.ts';
 
 const CANDIDATES = [
   process.env.CHROMIUM_PATH,
@@ -25,11 +24,12 @@ export interface Page {
   /** Evaluates an expression that navigates (a click, a form submit) and waits for the new page. */
   navigateBy(expression: string): Promise<void>;
   setViewport(width: number, height: number, mobile: boolean): Promise<void>;
-  screenshot(file: string): Promise<void>;
+  /** The whole page, or only its top-left `clip` (the README's picture). */
+  screenshot(file: string, clip?: { width: number; height: number }): Promise<void>;
 }
 
-/** Starts headless Chromium with a fresh profile, killed when the test ends; returns its DevTools endpoint. */
-async function launchChromium(t: TestContext, executable: string): Promise<string> {
+/** Starts headless Chromium with a fresh profile, killed at cleanup; returns its DevTools endpoint. */
+async function launchChromium(t: Cleanup, executable: string): Promise<string> {
   const profile = tempDir(t);
   // The flags keep Chromium off the network: this machine refuses everything but loopback.
   const child = spawn(
@@ -44,6 +44,7 @@ async function launchChromium(t: TestContext, executable: string): Promise<strin
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      '--hide-scrollbars', // pictures of pages, not of windows
       `--user-data-dir=${profile}`,
       '--remote-debugging-port=0',
       'about:blank',
@@ -67,7 +68,7 @@ async function launchChromium(t: TestContext, executable: string): Promise<strin
 }
 
 /** A DevTools connection, closed when the test ends: commands with their answers, and the events. */
-async function connect(t: TestContext, endpoint: string) {
+async function connect(t: Cleanup, endpoint: string) {
   const socket = new WebSocket(endpoint);
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
@@ -98,7 +99,7 @@ async function connect(t: TestContext, endpoint: string) {
 }
 
 /** Starts headless Chromium with a fresh profile and opens one page; closed when the test ends. */
-export async function openPage(t: TestContext, executable: string): Promise<Page> {
+export async function openPage(t: Cleanup, executable: string): Promise<Page> {
   const { send, listeners } = await connect(t, await launchChromium(t, executable));
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
@@ -143,8 +144,10 @@ export async function openPage(t: TestContext, executable: string): Promise<Page
     async setViewport(width, height, mobile) {
       await command('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile });
     },
-    async screenshot(file) {
-      const { data } = await command('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+    async screenshot(file, clip) {
+      const region = clip && { clip: { x: 0, y: 0, ...clip, scale: 1 } };
+      const options = { format: 'png', captureBeyondViewport: !clip, ...region };
+      const { data } = await command('Page.captureScreenshot', options);
       writeFileSync(file, Buffer.from(data, 'base64'));
     },
   };
