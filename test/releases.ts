@@ -70,3 +70,12 @@ export function taggedCommit(release: Release): string | null {
     return null;
   }
 }
+
+/**
+ * Why the releases cannot be read here, or null when they can: a shallow clone has no history to
+ * read them from (.ci/run fetches it when it can). Its tests are then skipped saying so, visibly.
+ */
+export function historyMissing(): string | null {
+  if (git(['rev-parse', '--is-shallow-repository']) !== 'true') return null;
+  return 'this clone is shallow, so the releases\' commits are not here: run `git fetch --unshallow --tags`';
+}

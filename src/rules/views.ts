@@ -13,7 +13,9 @@ export const PRIVACY_STATEMENT =
   'message text or credentials. For the fair daily limits your address is counted only as a keyed hash: the ' +
   "day's counts are dropped after the UTC day, and a conversation keeps the hash of the address that opened it, " +
   'so that the owner can block a sender. If you sign your requests (Web Bot Auth), the identity your signature ' +
-  'proves is kept with your conversation and messages and shown to the owner. If the owner is told of new ' +
+  'proves is kept with your conversation and messages and shown to the owner, and the SHA-256 of each ' +
+  'signature that authorized a stored message is kept until the signature expires, so that none is used twice. ' +
+  'If the owner is told of new ' +
   "messages, the program that tells them gets each message's text on the owner's machine; the one this service " +
   'ships keeps the newest 500 to 1,000 in a file only the service can read, and deletes older ones. The owner ' +
   'may delete a conversation after its credential expires.';
