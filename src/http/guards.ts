@@ -89,7 +89,7 @@ export function signed<C extends RequestContext>(
   return (ctx) => {
     let verdict: ReturnType<typeof verifyAgent>;
     try {
-      verdict = verifyAgent(ctx.app, ctx.req);
+      verdict = verifyAgent(ctx.app, ctx.req, ctx.client.address);
     } catch (err) {
       return refused(ctx, err);
     }

@@ -1,10 +1,16 @@
 // The agents' key directories, fetched through the caller's outbound guard and kept per directory
 // URL: a key is found by (directory URL, thumbprint), never by keyid alone, so a key learned from
-// one agent never verifies a request that names another. Rules (docs/verified-agents.md): a
-// directory is kept for its max-age clamped to 5 min – 24 h (1 h when absent); a failed fetch is
-// remembered 5 min and keeps the keys fetched earlier, usable until a later fetch succeeds without
-// them. Bounded: directories and bytes held (oldest written out first), fetches in flight (past
-// it: busy); requests for one directory share its fetch. Time is the caller's `now` (ms), for tests.
+// one agent never verifies a request that names another. Rules (docs/verified-agents.md):
+// - a directory is kept for its max-age clamped to 5 min – 24 h (1 h when absent); a keyid it does not
+//   hold makes one new fetch, at most once a minute per directory (an operator rotating a key in);
+// - a fetch that answers 404 or 410 withdraws the directory's keys at once; any other failure keeps
+//   them, for at most 24 h after the last good fetch, and is remembered 5 min per host (not per URL),
+//   so a host that fails is not asked again for any of its directories meanwhile;
+// - only good fetches are kept as directories, and past the bounds the oldest that never verified
+//   anyone goes first: a failed or refused fetch never pushes out a directory that verified someone;
+// - bounded: directories and bytes held, hosts remembered, fetches in flight in all and per client
+//   address (past them, busy); requests for one directory share its fetch.
+// Time is the caller's `now` (ms), for tests.
 
 import type { KeyObject } from 'node:crypto';
 import { directoryKey } from './jwk.ts';
@@ -18,7 +24,7 @@ export interface DirectoryAnswer {
 }
 export type FetchDirectory = (url: URL) => Promise<DirectoryAnswer>;
 
-/** Thrown by a fetch that could not even start (the outbound guard's lookups are all busy): not remembered. */
+/** Thrown by a fetch that could not even start (the key directories' lookups are all busy): not remembered. */
 export class DirectoryBusy extends Error {}
 
 export type KeyLookup =
@@ -37,26 +43,36 @@ export interface KeyDirectoriesOptions {
 export const DEFAULT_MAX_AGE_SECONDS = 3_600; // verified-agents.md: a directory without max-age is kept an hour
 export const MIN_MAX_AGE_SECONDS = 300; // a directory is not fetched again sooner, whatever it says
 export const MAX_MAX_AGE_SECONDS = 86_400; // nor kept longer: a removed key stops verifying within a day
-export const FAILURE_SECONDS = 300; // a failed fetch is not tried again for 5 min (the draft's negative-cache bound)
+export const FAILURE_SECONDS = 300; // a host whose fetch failed is not asked again for 5 min (the draft's bound)
+export const ROTATION_SECONDS = 60; // an unknown keyid refetches a directory at most once a minute
+export const KEYS_OUTLIVE_SECONDS = 86_400; // keys outlive failed fetches by a day after the last good one
 export const MAX_KEYS_READ = 32; // keys read from one JWK Set; an agent rotating needs two or three
 export const MAX_DIRECTORIES = 1_000; // agents remembered; past it the oldest is fetched again when next needed
 export const MAX_BYTES = 4 * 1024 * 1024; // estimated memory of what is kept (KEY_BYTES a key)
+export const MAX_FAILED_HOSTS = 1_000; // hosts remembered as failing; past it the oldest failure is forgotten
 export const MAX_IN_FLIGHT = 8; // directory fetches at once; each holds a socket for up to the guard's time-out
+export const MAX_IN_FLIGHT_PER_CLIENT = 2; // of them, from one client address: one address cannot take them all
 export const BUSY_RETRY_AFTER_SECONDS = 10; // a fetch in flight ends within the outbound guard's 10 s time-out
 const KEY_BYTES = 1_024; // measured about 900 bytes of RSS for an Ed25519 KeyObject kept in a Map
-const ENTRY_BYTES = 512; // a directory's record and map entry, beside its URL and problem text
+const ENTRY_BYTES = 512; // a directory's record and map entry, beside its URL
 const MAX_REASON_LENGTH = 300; // of the guard's message repeated: it already cuts what the agent sent
 
-/** One directory as last fetched. */
+/** One directory as last fetched with success. */
 interface Directory {
-  /** the keys of the last fetch that succeeded, by thumbprint; undefined until one has */
-  readonly keys: ReadonlyMap<string, KeyObject> | undefined;
+  readonly keys: ReadonlyMap<string, KeyObject>;
   /** when the keys are to be fetched again (ms) */
   readonly freshUntil: number;
-  /** the last fetch's failure, remembered until `until` (ms) */
-  readonly failure: { readonly problem: string; readonly until: number } | undefined;
+  /** when they were last fetched with success (ms): they serve at most KEYS_OUTLIVE_SECONDS after */
+  readonly goodAt: number;
+  /** when a fetch of it last ended, well or not (ms): an unknown keyid refetches a minute after */
+  readonly triedAt: number;
+  /** whether a key of it was found for someone: kept before those that never were */
+  readonly usedAt: number | null;
   readonly bytes: number;
 }
+
+/** What a fetch came to: the directory kept (or none), or why it failed, and whether that withdrew it. */
+type Outcome = { readonly directory: Directory } | { readonly failure: string; readonly withdrawn: boolean };
 
 export class KeyDirectories {
   readonly #fetchDirectory: FetchDirectory;
@@ -64,7 +80,9 @@ export class KeyDirectories {
   readonly #maxBytes: number;
   readonly #maxInFlight: number;
   readonly #directories = new Map<string, Directory>(); // in the order written, oldest first
-  readonly #inFlight = new Map<string, Promise<Directory>>();
+  readonly #failedHosts = new Map<string, { readonly problem: string; readonly until: number }>();
+  readonly #inFlight = new Map<string, Promise<Outcome>>();
+  readonly #inFlightByClient = new Map<string, number>();
   #bytes = 0;
 
   constructor(options: KeyDirectoriesOptions) {
@@ -74,80 +92,148 @@ export class KeyDirectories {
     this.#maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   }
 
-  /** The key whose RFC 7638 thumbprint is `keyid` in the directory at `directoryUrl`, fetching it when due. */
-  async keyFor(directoryUrl: string, keyid: string, now: number): Promise<KeyLookup> {
-    const known = this.#directories.get(directoryUrl);
-    if (known?.keys !== undefined && now < known.freshUntil) return answer(known, keyid, now);
-    if (known?.failure !== undefined && now < known.failure.until) return answer(known, keyid, now);
-    let fetching = this.#inFlight.get(directoryUrl); // one fetch per directory, shared by every request for it
+  /**
+   * The key whose RFC 7638 thumbprint is `keyid` in the directory at `directoryUrl`, fetching it when
+   * due; `client` is who asks (the client's address as its limits count it), for the per-client bound.
+   */
+  async keyFor(directoryUrl: string, keyid: string, now: number, client: string): Promise<KeyLookup> {
+    const known = this.#usable(directoryUrl, now);
+    const key = known?.keys.get(keyid);
+    if (known !== undefined && now < known.freshUntil) {
+      if (key !== undefined) return this.#found(directoryUrl, known, key, now);
+      if (now < known.triedAt + ROTATION_SECONDS * 1000) return { kind: 'unknown-key' };
+    }
+    const host = new URL(directoryUrl).host;
+    const failed = this.#failedHosts.get(host);
+    if (failed !== undefined && now < failed.until) {
+      return key !== undefined ? this.#found(directoryUrl, known!, key, now) : unavailable(failed, now);
+    }
+    const fetching = this.#inFlight.get(directoryUrl) ?? this.#start(directoryUrl, host, now, client);
     if (fetching === undefined) {
-      if (this.#inFlight.size >= this.#maxInFlight) {
-        const stale = known?.keys?.get(keyid); // still usable: no fetch has succeeded without it
-        if (stale !== undefined) return { kind: 'key', key: stale };
-        return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
-      }
-      fetching = this.#refresh(directoryUrl, known, now).finally(() => this.#inFlight.delete(directoryUrl));
-      this.#inFlight.set(directoryUrl, fetching);
+      if (key !== undefined) return this.#found(directoryUrl, known!, key, now); // still usable meanwhile
+      return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
+    let outcome: Outcome;
     try {
-      return answer(await fetching, keyid, now);
+      outcome = await fetching;
     } catch (err) {
-      // The outbound guard had no room to start the fetch: every request that waited for it is busy.
-      if (err instanceof DirectoryBusy) return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
-      throw err;
+      // The key directories' lookups had no room to start the fetch: nothing was asked, nothing remembered.
+      if (!(err instanceof DirectoryBusy)) throw err;
+      if (key !== undefined) return this.#found(directoryUrl, known!, key, now);
+      return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
+    return this.#answer(directoryUrl, outcome, keyid, key, now);
   }
 
-  /** Fetches a directory and keeps the outcome: its keys, or the failure beside the keys fetched earlier. */
-  async #refresh(url: string, previous: Directory | undefined, now: number): Promise<Directory> {
-    let next: Directory;
+  /** The directory held for `url`, unless its keys are past their day since the last good fetch. */
+  #usable(url: string, now: number): Directory | undefined {
+    const known = this.#directories.get(url);
+    if (known === undefined || now < known.goodAt + KEYS_OUTLIVE_SECONDS * 1000) return known;
+    this.#drop(url);
+    return undefined;
+  }
+
+  /** A key found: its directory has verified someone, and is kept before those that never did. */
+  #found(url: string, directory: Directory, key: KeyObject, now: number): KeyLookup {
+    if (directory.usedAt === null) this.#directories.set(url, { ...directory, usedAt: now });
+    return { kind: 'key', key };
+  }
+
+  /** What a fetch that ended tells the request that waited for it. */
+  #answer(url: string, outcome: Outcome, keyid: string, earlier: KeyObject | undefined, now: number): KeyLookup {
+    if ('directory' in outcome) {
+      const key = outcome.directory.keys.get(keyid);
+      const kept = this.#directories.get(url);
+      return key !== undefined && kept !== undefined ? this.#found(url, kept, key, now) : { kind: 'unknown-key' };
+    }
+    const kept = this.#directories.get(url);
+    if (!outcome.withdrawn && earlier !== undefined && kept !== undefined) return this.#found(url, kept, earlier, now);
+    const failed = this.#failedHosts.get(new URL(url).host);
+    return failed === undefined ? { kind: 'unknown-key' } : unavailable(failed, now);
+  }
+
+  /** Starts the one fetch of a directory, unless the fetches in flight (in all, or the client's) are at their bound. */
+  #start(url: string, host: string, now: number, client: string): Promise<Outcome> | undefined {
+    const ofClient = this.#inFlightByClient.get(client) ?? 0;
+    if (this.#inFlight.size >= this.#maxInFlight || ofClient >= MAX_IN_FLIGHT_PER_CLIENT) return undefined;
+    this.#inFlightByClient.set(client, ofClient + 1);
+    const fetching = this.#refresh(url, host, now).finally(() => {
+      this.#inFlight.delete(url);
+      const left = (this.#inFlightByClient.get(client) ?? 1) - 1;
+      if (left === 0) this.#inFlightByClient.delete(client);
+      else this.#inFlightByClient.set(client, left);
+    });
+    this.#inFlight.set(url, fetching);
+    return fetching;
+  }
+
+  /** Fetches a directory and keeps the outcome: its keys; or, failed, the host remembered beside the keys held. */
+  async #refresh(url: string, host: string, now: number): Promise<Outcome> {
+    let fetched: DirectoryAnswer;
     try {
-      const fetched = await this.#fetchDirectory(new URL(url));
-      const keys = readJwkSet(fetched);
-      const freshUntil = now + maxAgeSeconds(fetched.headers['cache-control']) * 1000;
-      next = { keys, freshUntil, failure: undefined, bytes: ENTRY_BYTES + url.length * 2 + keys.size * KEY_BYTES };
+      fetched = await this.#fetchDirectory(new URL(url));
     } catch (err) {
       if (err instanceof DirectoryBusy) throw err; // nothing was asked: nothing to remember
-      const reason = err instanceof Error ? err.message : String(err);
-      const shown = reason.length <= MAX_REASON_LENGTH ? reason : `${reason.slice(0, MAX_REASON_LENGTH)}…`;
-      const problem = `the key directory ${excerpt(url)} could not be fetched: ${shown}`;
-      const keys = previous?.keys;
-      const bytes = ENTRY_BYTES + (url.length + problem.length) * 2 + (keys?.size ?? 0) * KEY_BYTES;
-      const failure = { problem, until: now + FAILURE_SECONDS * 1000 };
-      next = { keys, freshUntil: previous?.freshUntil ?? 0, failure, bytes };
+      return this.#failed(url, host, err instanceof Error ? err.message : String(err), false, now);
     }
-    this.#keep(url, next);
-    return next;
+    if (fetched.status === 404 || fetched.status === 410) {
+      return this.#failed(url, host, `it answered ${fetched.status}: its keys are withdrawn`, true, now);
+    }
+    let keys: Map<string, KeyObject>;
+    try {
+      keys = readJwkSet(fetched);
+    } catch (err) {
+      return this.#failed(url, host, (err as Error).message, false, now);
+    }
+    const freshUntil = now + maxAgeSeconds(fetched.headers['cache-control']) * 1000;
+    const usedAt = this.#directories.get(url)?.usedAt ?? null;
+    const bytes = ENTRY_BYTES + url.length * 2 + keys.size * KEY_BYTES;
+    const directory: Directory = { keys, freshUntil, goodAt: now, triedAt: now, usedAt, bytes };
+    this.#keep(url, directory);
+    return { directory };
   }
 
-  /** Keeps a directory as the newest, then drops the oldest ones until both bounds hold. */
-  #keep(url: string, directory: Directory): void {
-    const old = this.#directories.get(url);
-    if (old !== undefined) {
-      this.#bytes -= old.bytes;
-      this.#directories.delete(url);
+  /** A failed fetch: the host remembered (bounded), the directory withdrawn or its keys kept as they were. */
+  #failed(url: string, host: string, reason: string, withdrawn: boolean, now: number): Outcome {
+    const shown = reason.length <= MAX_REASON_LENGTH ? reason : `${reason.slice(0, MAX_REASON_LENGTH)}…`;
+    const problem = `the key directory ${excerpt(url)} could not be fetched: ${shown}`;
+    this.#failedHosts.delete(host); // written again as the newest
+    this.#failedHosts.set(host, { problem, until: now + FAILURE_SECONDS * 1000 });
+    for (const oldest of this.#failedHosts.keys()) {
+      if (this.#failedHosts.size <= MAX_FAILED_HOSTS) break;
+      this.#failedHosts.delete(oldest);
     }
+    const known = this.#directories.get(url);
+    if (withdrawn) this.#drop(url);
+    else if (known !== undefined) this.#directories.set(url, { ...known, triedAt: now });
+    return { failure: problem, withdrawn };
+  }
+
+  /** Keeps a directory as the newest, then drops the oldest ones, those never used first, until both bounds hold. */
+  #keep(url: string, directory: Directory): void {
+    this.#drop(url);
     this.#directories.set(url, directory);
     this.#bytes += directory.bytes;
-    for (const [oldestUrl, oldest] of this.#directories) {
-      if (oldestUrl === url) break; // the newest always stays: one directory is at most 32 keys
-      if (this.#directories.size <= this.#maxDirectories && this.#bytes <= this.#maxBytes) break;
-      this.#directories.delete(oldestUrl);
-      this.#bytes -= oldest.bytes;
+    for (const spareUsed of [true, false]) {
+      for (const [oldestUrl, oldest] of this.#directories) {
+        if (this.#directories.size <= this.#maxDirectories && this.#bytes <= this.#maxBytes) return;
+        if (oldestUrl === url || (spareUsed && oldest.usedAt !== null)) continue; // the newest always stays
+        this.#drop(oldestUrl);
+      }
     }
+  }
+
+  #drop(url: string): void {
+    const old = this.#directories.get(url);
+    if (old === undefined) return;
+    this.#bytes -= old.bytes;
+    this.#directories.delete(url);
   }
 }
 
-/** The answer a directory gives for `keyid`: after a failure, only a key fetched earlier. */
-function answer(directory: Directory, keyid: string, now: number): KeyLookup {
-  const key = directory.keys?.get(keyid);
-  if (key !== undefined) return { kind: 'key', key };
-  const { failure } = directory;
-  if (failure !== undefined && now < failure.until) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((failure.until - now) / 1000));
-    return { kind: 'unavailable', problem: failure.problem, retryAfterSeconds };
-  }
-  return { kind: 'unknown-key' };
+function unavailable(failed: { readonly problem: string; readonly until: number }, now: number): KeyLookup {
+  const retryAfterSeconds = Math.max(1, Math.ceil((failed.until - now) / 1000));
+  return { kind: 'unavailable', problem: failed.problem, retryAfterSeconds };
 }
 
 /** The Ed25519 keys of a 200 answer holding a JWK Set, by thumbprint; throws an Error naming what is wrong. */

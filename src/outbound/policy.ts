@@ -13,8 +13,8 @@ export interface OutboundPolicy {
   readonly resolve?: (hostname: string) => Promise<readonly LookupAddress[]>;
   /** for tests; default 5 s */
   readonly lookupTimeoutMs?: number;
-  /** the lookups of this policy under way (lookups.ts); by default, the process's */
-  readonly lookups?: { inFlight: number };
+  /** the lookups of this policy under way, and its budget of them (lookups.ts); by default, the process's */
+  readonly lookups?: { inFlight: number; readonly max: number };
 }
 
 /** Whether the URL's host and port are allowed by an entry of the policy. */

@@ -8,6 +8,7 @@ import { createStdoutLog, describeError, type Log } from '../base/log.ts';
 import { createBatch } from '../store/group-commit.ts';
 import { startDeliveries, type DeliveryTiming } from '../outbound/deliveries.ts';
 import type { OutboundPolicy } from '../outbound/policy.ts';
+import { MAX_LOOKUPS_IN_FLIGHT } from '../outbound/lookups.ts';
 import type { RunningConfig } from '../base/config.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from '../directory/snapshot.ts';
@@ -47,7 +48,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
   const outboundPolicy: OutboundPolicy = {
     allowedHosts: config.outboundAllowedHosts,
     ...options.lookups,
-    lookups: { inFlight: 0 },
+    lookups: { inFlight: 0, max: MAX_LOOKUPS_IN_FLIGHT },
   };
   const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
   const notifyOwner = createNotifier(config.notifyCommand, log);

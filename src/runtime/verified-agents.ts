@@ -16,6 +16,7 @@ import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
 import { isAllowedHost } from '../outbound/policy.ts';
 import { refuse } from '../refusals/refusal.ts';
+import { senderOf } from '../rules/senders.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 
 const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
@@ -31,9 +32,15 @@ export interface Verifier {
   now(): number;
 }
 
-/** The agents' key directories, fetched only through the outbound guard. */
+const DIRECTORY_LOOKUPS = 1; // the fourth of libuv's threads (outbound/lookups.ts): deliveries keep their three
+
+/**
+ * The agents' key directories, fetched only through the outbound guard, with a lookup budget of their
+ * own: no name a signed request chooses can hold the lookups that deliveries and registrations need.
+ */
 export function createKeyDirectories(policy: OutboundPolicy): KeyDirectories {
-  return new KeyDirectories({ fetchDirectory: (url) => fetchDirectory(url, policy) });
+  const own: OutboundPolicy = { ...policy, lookups: { inFlight: 0, max: DIRECTORY_LOOKUPS } };
+  return new KeyDirectories({ fetchDirectory: (url) => fetchDirectory(url, own) });
 }
 
 async function fetchDirectory(url: URL, policy: OutboundPolicy): Promise<DirectoryAnswer> {
@@ -62,19 +69,19 @@ export interface Verified {
  * fetched, and nothing is awaited). Refuses with signature_malformed, signature_invalid or
  * key_directory_unavailable.
  */
-export function verifyAgent(app: Verifier, req: IncomingMessage): null | Promise<Verified> {
+export function verifyAgent(app: Verifier, req: IncomingMessage, address: string): null | Promise<Verified> {
   const reading = readSignature(req.headers, (url) => isAllowedHost(url, app.outboundPolicy));
   if (reading.kind === 'unsigned') return null;
   if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
   const early = judgeBeforeKey(reading, app.now());
   if (early) throw refuse('signature_invalid', early.problem);
-  return withKey(app, req, reading);
+  return withKey(app, req, reading, senderOf(address));
 }
 
-async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest): Promise<Verified> {
-  const found = await app.keyDirectories.keyFor(signed.directoryUrl, signed.params.keyid, app.now());
+async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest, client: string): Promise<Verified> {
+  const found = await app.keyDirectories.keyFor(signed.directoryUrl, signed.params.keyid, app.now(), client);
   if (found.kind === 'busy') {
-    const problem = 'too many key directories are being fetched at once';
+    const problem = 'too many key directories are being fetched at once (or from your address)';
     throw refuse('key_directory_unavailable', problem, found.retryAfterSeconds);
   }
   if (found.kind === 'unavailable') throw refuse('key_directory_unavailable', found.problem, found.retryAfterSeconds);

@@ -83,7 +83,7 @@ export function startVerifyingService(
   options: Parameters<typeof startTestService>[1] = {},
 ): Promise<TestService> {
   const env = { OUTBOUND_ALLOWED_HOSTS: TEST_HOSTS.join(','), ...options.env };
-  return startTestService(t, { ...options, env, lookups: { resolve } });
+  return startTestService(t, { ...options, env, lookups: { resolve, ...options.lookups } });
 }
 
 export interface Signing extends Partial<SignOptions> {

@@ -49,17 +49,19 @@ test('a directory that answers 500, redirects, is too large or not JSON: 503 nam
     ['/large', /larger than 65536 bytes/],
     ['/not-json', /not JSON/],
   ];
-  for (const [path, says] of cases) {
-    const answer = await open(service, { key: KEY, agent: `${directory.origin}${path}` });
+  // A failure is remembered for its host: each case on a host of its own.
+  const onHost = (n: number) => directory.origin.replace('agent.test', `site${n}.test`);
+  for (const [n, [path, says]] of cases.entries()) {
+    const answer = await open(service, { key: KEY, agent: `${onHost(n + 1)}${path}` });
     assertRefused(answer, 503, says, path);
     assert.equal(answer.body.error.reason, 'key_directory_unavailable', path);
     const retryAfter = Number(answer.headers.get('retry-after'));
     assert.ok(retryAfter > 290 && retryAfter <= 300, `${path}: the failure is remembered 5 minutes: ${retryAfter}`);
   }
   assert.deepEqual(directory.fetched, ['/500', '/redirect', '/large', '/not-json']);
-  const again = await open(service, { key: KEY, agent: `${directory.origin}/500` });
-  assertRefused(again, 503, /answered 500/, 'asked again within 5 minutes');
-  assert.equal(directory.fetched.length, 4, 'a remembered failure is not fetched again');
+  const again = await open(service, { key: KEY, agent: `${onHost(1)}/other-path` });
+  assertRefused(again, 503, /answered 500/, 'its host asked again within 5 minutes');
+  assert.equal(directory.fetched.length, 4, 'a remembered failure is not fetched again, on any path of its host');
   assert.deepEqual(stored(service), { conversations: 0, messages: 0 });
 });
 

@@ -21,7 +21,7 @@ async function outcome(directories: KeyDirectories, headers: RequestHeaders, now
   if (reading.kind === 'malformed') return { status: 400, problem: reading.problem };
   const early = judgeBeforeKey(reading, now);
   if (early) return { status: 401, problem: early.problem };
-  const found = await directories.keyFor(reading.directoryUrl, reading.params.keyid, now);
+  const found = await directories.keyFor(reading.directoryUrl, reading.params.keyid, now, '127.0.0.1');
   if (found.kind === 'busy') return { status: 503, problem: 'busy' };
   if (found.kind === 'unavailable') return { status: 503, problem: found.problem };
   const key = found.kind === 'key' ? found.key : undefined;

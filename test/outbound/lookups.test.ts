@@ -66,3 +66,21 @@ test('lookups that never answer are bounded: past three, a registration is answe
   assert.deepEqual(resolver.asked, ['a.example', 'b.example', 'c.example'], 'the fourth name was never asked');
   assert.equal(service.store.outbox.targets(conversation.id).length, 0, 'nothing was registered');
 });
+
+test('an A2A push config refused for its credential, its task or its room looks up nothing', async (t) => {
+  const resolver = countingResolver('public');
+  const service = await startTestService(t, { lookups: { resolve: resolver.resolve } });
+  const create = (host: string, headers: Record<string, string> = {}, taskId?: string) =>
+    rpc(service, 'CreateTaskPushNotificationConfig', { taskId, url: `https://${host}/hook` }, headers);
+  assert.equal((await create('anonymous.example')).status, 401, 'no credential');
+  const opened = await rpc(service, 'SendMessage', message('Hello.'));
+  const task = opened.body.result.task;
+  const token = task.metadata.accessToken as string;
+  assert.equal((await create('wrong.example', bearer('f'.repeat(64)), task.id)).status, 401, 'a wrong credential');
+  const other = await create('other-task.example', bearer(token), '00000000-0000-4000-8000-000000000000');
+  assert.equal(other.body.error.code, -32001, 'another task');
+  for (let i = 0; i < 5; i++) assert.ok((await create(`ok${i}.example`, bearer(token), task.id)).body.result);
+  const sixth = await create('sixth.example', bearer(token), task.id);
+  assert.equal(sixth.body.error.code, -32602, 'a task holds at most 5 configs');
+  assert.deepEqual(resolver.asked, ['ok0.example', 'ok1.example', 'ok2.example', 'ok3.example', 'ok4.example']);
+});

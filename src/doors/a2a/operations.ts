@@ -160,14 +160,21 @@ export function unsupportedExtendedCard(call: A2aCall): never {
   throw new A2aError('unsupportedOperation', 'This agent has no extended agent card.');
 }
 
-/** Create: the config's url checked against the outbound rules; at most 5 per task. */
+/**
+ * Create: the config's form and its URL's static rules are judged with the params, then the
+ * credential and the task, then whether the task has room; only then is the URL's host looked up,
+ * so a request its credential or the rules refuse causes no lookup.
+ */
 export async function createPushConfig(call: A2aCall) {
   const { app } = call.ctx;
   refuseTenant(call.params);
-  const input = await checkedPushConfig(app, call.params);
+  const input = pushConfigInput(call.params);
+  checkStaticUrl(input.url, app.outboundPolicy);
   const conversation = holderOf(call);
-  ownTask(conversation, input?.taskId ?? member(call.params, 'taskId'));
-  const target = await app.write(() => registerPushConfig(app.store, conversation.id, input!, app.now()));
+  ownTask(conversation, input.taskId ?? member(call.params, 'taskId'));
+  app.store.rehearse(() => registerPushConfig(app.store, conversation.id, input, app.now()));
+  const checked = { ...input, url: await checkRegisteredUrl(input.url, app.outboundPolicy) };
+  const target = await app.write(() => registerPushConfig(app.store, conversation.id, checked, app.now()));
   return shownConfig({ ...target, last_attempt_at: null, last_outcome: null, failures: 0 });
 }
 
@@ -208,13 +215,6 @@ function shownConfig(target: PushTarget) {
     url: target.url,
     ...(target.auth_scheme !== null && { authentication: { scheme: target.auth_scheme } }),
   };
-}
-
-/** A push config whose URL passes the outbound rules (https, public addresses), or null when none was given. */
-async function checkedPushConfig(app: App, config: Json) {
-  if (Object.keys(config).length === 0) return null;
-  const input = pushConfigInput(config);
-  return { ...input, url: await checkRegisteredUrl(input.url, app.outboundPolicy) };
 }
 
 /**
