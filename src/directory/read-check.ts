@@ -1,5 +1,6 @@
 // The live read check of the directory (`npm run -s owner -- listings check`): each listing's
-// url, docs_url and entry_url are read with GET, and an example_request that is a keyless GET
+// url, docs_url and entry_url are read with GET (a docs_url that moved to another page, or any
+// address that moved to another host, is a finding), and an example_request that is a keyless GET
 // is run and its answer held to what the listing promises (a 2xx; JSON that parses where JSON is
 // asked for). Polite by design: a User-Agent naming this service and its owner's contact page, a
 // few hosts at once and one request at a time per host, a time-out on each request, a short
@@ -139,7 +140,10 @@ async function readOnce(planned: PlannedRead, options: CheckOptions): Promise<Re
   }
 }
 
-/** A page answers with 2xx or a redirect; the example with 2xx, and JSON that parses where JSON is asked for. */
+/**
+ * A page answers with 2xx, or a redirect to the same page (see movedElsewhere); the example with
+ * 2xx, and JSON that parses where JSON is asked for.
+ */
 function judged(
   planned: PlannedRead,
   answer: { status: number; headers: IncomingHttpHeaders; body: Buffer },
@@ -149,7 +153,9 @@ function judged(
   if (planned.what !== 'example_request') {
     if (status >= 200 && status < 300) return result(true, `answered ${status}`);
     if (status >= 300 && status < 400) {
-      return result(true, `answered ${status}, moved to ${shortUrl(headers.location)}`);
+      const moved = `answered ${status}, moved to ${shortUrl(headers.location)}`;
+      if (!movedElsewhere(planned, headers.location)) return result(true, moved);
+      return result(false, `${moved}: update ${planned.what}`);
     }
     return result(false, `answered ${status}`);
   }
@@ -163,6 +169,23 @@ function judged(
   } catch {
     return result(false, `answered ${status}, but the body is not the JSON it promises`);
   }
+}
+
+/**
+ * Whether a redirect leaves the page a listing names: for docs_url, any other page (the notes
+ * quote that page, so a docs address that moved is a finding); for url and entry_url, another
+ * host (a home page may well redirect to its /en/). Going to https, adding or dropping "www."
+ * or a trailing slash stays on the same page. A missing or unreadable Location has moved.
+ */
+export function movedElsewhere(planned: { what: ReadTarget; target: string }, location: string | undefined): boolean {
+  const from = URL.parse(planned.target);
+  const to = location === undefined || from === null ? null : URL.parse(location, from.href);
+  if (from === null || to === null) return true;
+  const host = (url: URL) => url.host.toLowerCase().replace(/^www\./, '');
+  if (host(from) !== host(to) || (from.protocol !== to.protocol && to.protocol !== 'https:')) return true;
+  if (planned.what !== 'docs_url') return false;
+  const page = (url: URL) => `${url.pathname.replace(/\/+$/, '')}${url.search}`;
+  return page(from) !== page(to);
 }
 
 /** A URL that asks for JSON: a .json path, or a format-like parameter set to json, jsonv2 or geojson. */

@@ -24,7 +24,8 @@ export const maintenanceCommands: Record<string, Command> = {
     options: { days: { type: 'string' }, json: { type: 'boolean' }, timeout: { type: 'string' } },
     summary:
       'manage the directory: import validates every listing (- reads stdin), then upserts all or nothing; ' +
-      'stale lists those not read against their documentation for --days (90), oldest first; check reads ' +
+      'stale lists those not read against their documentation for --days (90), oldest first, and those ' +
+      'whose last check failed; check reads ' +
       "each listing's pages and keyless example live and records the outcome on the listing",
     run: ({ positionals, values, store, config }) => listings(store, config, positionals, values),
   },
@@ -109,7 +110,21 @@ function withStoredCheck(listing: Listing, storedText: string | undefined): List
   return parseListings([merged])[0] as Listing; // the served field order
 }
 
-/** The listings whose claims were last read against their documentation before the cutoff, oldest first. */
+interface StaleRow {
+  slug: string;
+  name: string;
+  verified_at: string;
+  docs_url: string;
+  check_status?: string;
+  checked_at?: string;
+  check_note?: string;
+}
+
+/**
+ * The listings to re-read: those last read against their documentation before the cutoff, oldest
+ * first, then those whose last read check failed (an address that moved or is gone, an example
+ * that no longer answers as promised), whatever their age.
+ */
 function stale(store: Store, days: unknown, json: boolean): void {
   if (days !== undefined && !/^\d{1,5}$/.test(String(days))) {
     const given = shown(String(days).slice(0, 20));
@@ -118,33 +133,48 @@ function stale(store: Store, days: unknown, json: boolean): void {
   const window = days === undefined ? STALE_AFTER_DAYS : Number(days);
   const now = Date.now();
   const cutoff = utcDay(now - window * DAY_MS);
-  const all = store
-    .listings.texts()
-    .map((text) => JSON.parse(text) as { slug: string; name: string; verified_at: string; docs_url: string });
-  const old = all
-    .filter((listing) => listing.verified_at < cutoff)
-    .sort((a, b) => a.verified_at.localeCompare(b.verified_at) || a.slug.localeCompare(b.slug))
-    .map(({ slug, name, verified_at, docs_url }) => ({
-      slug,
-      name,
-      verified_at,
-      days_since: Math.floor((now - Date.parse(verified_at)) / DAY_MS),
-      docs_url,
-    }));
-  if (json) return void console.log(JSON.stringify(old, null, 2));
+  const all = store.listings.texts().map((text) => JSON.parse(text) as StaleRow);
+  const old = all.filter((listing) => listing.verified_at < cutoff).sort(oldestFirst);
+  const failed = all.filter((listing) => listing.check_status === 'failed').sort(oldestFirst);
+  if (json) {
+    const rows = all.filter((listing) => old.includes(listing) || failed.includes(listing)).sort(oldestFirst);
+    return void console.log(JSON.stringify(rows.map((listing) => staleEntry(listing, now)), null, 2));
+  }
   if (old.length === 0)
-    return void console.log(
+    console.log(
       `All ${all.length} listings were read against their documentation in the last ${window} days ` +
         `(on or after ${cutoff}).`,
     );
-  console.log(
-    `${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} ` +
-      `(${window} days ago), oldest first:`,
-  );
-  const width = Math.max(...old.map((listing) => listing.slug.length));
-  for (const listing of old) {
-    console.log(`${shown(listing.verified_at)}  ${listing.slug.padEnd(width)}  ${shown(listing.docs_url)}`);
+  else {
+    console.log(
+      `${old.length} of ${all.length} listings were last read against their documentation before ${cutoff} ` +
+        `(${window} days ago), oldest first:`,
+    );
+    const width = Math.max(...old.map((listing) => listing.slug.length));
+    for (const listing of old) {
+      console.log(`${shown(listing.verified_at)}  ${listing.slug.padEnd(width)}  ${shown(listing.docs_url)}`);
+    }
   }
+  if (failed.length === 0) return;
+  console.log(`${counted(failed.length, 'listing')} failed the last read check; re-read and fix what it found:`);
+  const width = Math.max(...failed.map((listing) => listing.slug.length));
+  for (const listing of failed) {
+    const found = shown(listing.check_note ?? '');
+    console.log(`${shown(listing.checked_at ?? '')}  ${listing.slug.padEnd(width)}  ${found}`);
+  }
+}
+
+function oldestFirst(a: StaleRow, b: StaleRow): number {
+  return a.verified_at.localeCompare(b.verified_at) || a.slug.localeCompare(b.slug);
+}
+
+/** One listing of `stale --json`: when it was read, and what its last check found when that failed. */
+function staleEntry(listing: StaleRow, now: number) {
+  const { slug, name, verified_at, docs_url } = listing;
+  const days_since = Math.floor((now - Date.parse(verified_at)) / DAY_MS);
+  if (listing.check_status !== 'failed') return { slug, name, verified_at, days_since, docs_url };
+  const { checked_at, check_note } = listing;
+  return { slug, name, verified_at, days_since, docs_url, check_status: 'failed', checked_at, check_note };
 }
 
 async function backupTo(store: Store, config: Config, name: string | undefined): Promise<void> {

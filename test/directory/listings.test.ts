@@ -242,47 +242,10 @@ function shipped(): Listing[] {
   return parseListings(JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')));
 }
 
-test('docs/directory.md and the README give the true counts of first-hand and second-hand shipped notes', () => {
-  const listings = JSON.parse(readFileSync(path.join(ROOT, 'data/listings.json'), 'utf8')) as Listing[];
-  const notes = listings.flatMap((listing) => (listing.field_notes ?? []) as { note: string }[]);
-  const secondHand = notes.filter((note) => note.note.startsWith('Second-hand: ')).length;
-  const doc = readFileSync(path.join(ROOT, 'docs/directory.md'), 'utf8').replace(/\s+/g, ' ');
-  const stated =
-    `holds ${listings.length} listings with ${notes.length} field notes: ` + `${notes.length - secondHand} cite`;
-  assert.ok(doc.includes(stated), `docs/directory.md should say "${stated}"`);
-  assert.ok(doc.includes(`${secondHand} are marked \`Second-hand:\``), `${secondHand} second-hand notes`);
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
-  const told = `Of the ${notes.length} notes, ${notes.length - secondHand} rest on first-hand sources`;
-  assert.ok(readme.includes(told), `the README should say "${told}"`);
-  assert.ok(readme.includes(`the ${secondHand} that could only be read in a copy`), 'and how many do not');
-  const copies = notes.filter(
-    (note) =>
-      !note.note.startsWith('Second-hand: ') &&
-      /\((read in a (copy|mirror)|quoted (by|on|in) [^)]*|as restated by [^)]*)\)/.test(note.note),
-  );
-  assert.deepEqual(copies, [], 'a note read in a copy says so at its start');
-});
-
 test('every shipped listing that is not documented says why, in its description and a note on its status', () => {
   for (const listing of shipped()) {
     if (listing.status === 'documented') continue;
     const notes = (listing.field_notes ?? []) as { field: string }[];
     assert.ok(notes.some((note) => note.field === 'status'), `${listing.slug}: a note sources its ${listing.status}`);
   }
-});
-
-test("docs/directory.md's reading date is every listing's, and names the one note that is older", () => {
-  const doc = readFileSync(path.join(ROOT, 'docs/directory.md'), 'utf8').replace(/\s+/g, ' ');
-  const read = /re-read against both rules above on (\d{4}-\d{2}-\d{2})/.exec(doc)?.[1];
-  assert.ok(read, 'docs/directory.md says when the listings were re-read');
-  const listings = shipped();
-  for (const listing of listings) assert.equal(listing.verified_at, read, `${listing.slug}: verified_at`);
-  const older = listings.flatMap((listing) =>
-    ((listing.field_notes ?? []) as { seen_at: string }[])
-      .filter((note) => note.seen_at !== read)
-      .map((note) => `${listing.slug} ${note.seen_at}`),
-  );
-  const stated = /every note carries \d{4}-\d{2}-\d{2} but one, `([a-z0-9-]+)`[^,]*, which keeps (\d{4}-\d{2}-\d{2})/
-    .exec(doc);
-  assert.deepEqual(older, stated ? [`${stated[1]} ${stated[2]}`] : []);
 });

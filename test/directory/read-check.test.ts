@@ -2,75 +2,16 @@
 // answer well, badly, slowly and not at all (allowed by OUTBOUND_ALLOWED_HOSTS, as a test must).
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { createServer } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { asksForJson, keylessGet } from '../../src/directory/read-check.ts';
 import { SERVICE_VERSION } from '../../src/base/version.ts';
-import { request, runOwner, startTestService, upsertListingsAsOwner, type TestService } from '../helpers.ts';
+import { request, runOwner, startTestService, upsertListingsAsOwner } from '../helpers.ts';
+import { ALLOWED, closedPort, listed, listing, site } from './read-check-helpers.ts';
 
-const ALLOWED = { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' };
-
-interface Seen {
-  readonly method: string;
-  readonly path: string;
-  readonly userAgent: string;
-}
-
-/** A local server answering by path; it records every request and how many were open at once. */
-async function site(t: TestContext, answer: (path: string, res: http.ServerResponse, count: number) => void) {
-  const seen: Seen[] = [];
-  let open = 0;
-  let mostAtOnce = 0;
-  const server = http.createServer((req, res) => {
-    open += 1;
-    mostAtOnce = Math.max(mostAtOnce, open);
-    res.on('close', () => (open -= 1));
-    seen.push({ method: req.method ?? '', path: req.url ?? '', userAgent: req.headers['user-agent'] ?? '' });
-    answer(req.url ?? '', res, seen.filter((s) => s.path === req.url).length);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  const { port } = server.address() as { port: number };
-  return { base: `http://127.0.0.1:${port}`, seen, mostAtOnce: () => mostAtOnce };
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-function listing(slug: string, fields: Record<string, string>) {
-  return {
-    slug,
-    kind: 'tool',
-    name: slug,
-    category: 'test',
-    description: 'A listing for the read check.',
-    tags: 'test',
-    details: {},
-    verified_at: '2026-11-01',
-    status: 'documented',
-    check_status: 'unchecked',
-    checked_at: '',
-    ...fields,
-  };
-}
-
-async function listed(service: TestService, slug: string) {
-  return (await request(service.url, 'GET', `/api/v1/directory/${slug}`)).body;
-}
-
-const SEVEN_SLUGS = [
+const SLUGS = [
   'good-api',
   'bad-docs',
+  'moved-docs',
   'bad-json',
   'keyed-example',
   'server-error',
@@ -79,7 +20,7 @@ const SEVEN_SLUGS = [
 ];
 
 /** Serves a listing for each outcome of a read (and one with a keyed example) and checks them all once. */
-async function checkSevenOutcomes(t: TestContext) {
+async function checkEachOutcome(t: TestContext) {
   const good = await site(t, (path, res) => {
     if (path === '/example.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('[1]');
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>docs</p>');
@@ -87,6 +28,7 @@ async function checkSevenOutcomes(t: TestContext) {
   const bad = await site(t, (path, res) => {
     if (path === '/broken.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{');
     if (path === '/moved') return void res.writeHead(301, { location: 'https://elsewhere.example/docs' }).end();
+    if (path === '/docs') return void res.writeHead(301, { location: '/docs/' }).end(); // the same page
     res.writeHead(path === '/error' ? 500 : 404).end();
   });
   const nothing = `http://127.0.0.1:${await closedPort()}`;
@@ -94,10 +36,11 @@ async function checkSevenOutcomes(t: TestContext) {
   upsertListingsAsOwner(service.dbPath, [
     listing('good-api', {
       url: `${good.base}/`,
-      docs_url: `${bad.base}/moved`,
+      docs_url: `${bad.base}/docs`,
       example_request: `GET ${good.base}/example.json`,
     }),
     listing('bad-docs', { url: `${good.base}/home`, docs_url: `${bad.base}/missing` }),
+    listing('moved-docs', { url: `${good.base}/h`, docs_url: `${bad.base}/moved` }),
     listing('bad-json', {
       url: `${good.base}/a`,
       docs_url: `${good.base}/b`,
@@ -113,19 +56,20 @@ async function checkSevenOutcomes(t: TestContext) {
     listing('private-address', { url: 'https://10.1.2.3/', docs_url: `${good.base}/g` }),
   ]);
   // The fixture's own listings point at hosts of the internet: only these are checked.
-  const checked = await runOwner(service.dbPath, ['listings', 'check', ...SEVEN_SLUGS], { env: ALLOWED });
+  const checked = await runOwner(service.dbPath, ['listings', 'check', ...SLUGS], { env: ALLOWED });
   assert.equal(checked.code, 0, checked.stderr);
   return { good, bad, service, checked };
 }
 
 test('check prints each outcome in its table', async (t) => {
-  const { checked } = await checkSevenOutcomes(t);
-  assert.match(checked.stdout, /^Checked 7 listings on \d{4}-\d\d-\d\d: 2 passed, 5 failed\.$/m);
+  const { checked } = await checkEachOutcome(t);
+  assert.match(checked.stdout, /^Checked 8 listings on \d{4}-\d\d-\d\d: 2 passed, 6 failed\.$/m);
+  assert.match(checked.stdout, /^good-api +passed +url: answered 200 · docs_url: answered 301, moved to \/docs\/ ·/m);
+  assert.match(checked.stdout, /^bad-docs +FAILED +docs_url: answered 404$/m);
   assert.match(
     checked.stdout,
-    /^good-api +passed +url: answered 200 · docs_url: answered 301, moved to https:\/\/else/m,
+    /^moved-docs +FAILED +docs_url: answered 301, moved to https:\/\/elsewhere\.example\/docs: update docs_url$/m,
   );
-  assert.match(checked.stdout, /^bad-docs +FAILED +docs_url: answered 404$/m);
   assert.match(checked.stdout, /^bad-json +FAILED +example_request: answered 200, but the body is not the JSON/m);
   assert.match(checked.stdout, /^server-error +FAILED +url: answered 500$/m);
   assert.match(checked.stdout, /^nobody-home +FAILED +url: .*(refused|ECONNREFUSED)/m);
@@ -136,7 +80,7 @@ test('check prints each outcome in its table', async (t) => {
 });
 
 test('check records each outcome on the listing, for the API and the page', async (t) => {
-  const { service } = await checkSevenOutcomes(t);
+  const { service } = await checkEachOutcome(t);
   const today = new Date().toISOString().slice(0, 10);
   const passed = await listed(service, 'good-api');
   assert.deepEqual(
@@ -154,7 +98,7 @@ test('check records each outcome on the listing, for the API and the page', asyn
 });
 
 test('check only GETs, names itself in User-Agent, and never calls a keyed example', async (t) => {
-  const { good, bad } = await checkSevenOutcomes(t);
+  const { good, bad } = await checkEachOutcome(t);
   const everyRequest = [...good.seen, ...bad.seen];
   assert.ok(
     everyRequest.every((seen) => seen.method === 'GET'),
@@ -171,7 +115,7 @@ test('check only GETs, names itself in User-Agent, and never calls a keyed examp
 });
 
 test('check --json reports each read of a listing', async (t) => {
-  const { service } = await checkSevenOutcomes(t);
+  const { service } = await checkEachOutcome(t);
   const report = await runOwner(service.dbPath, ['listings', 'check', 'bad-docs', '--json'], { env: ALLOWED });
   const [entry] = JSON.parse(report.stdout);
   assert.equal(entry.slug, 'bad-docs');
