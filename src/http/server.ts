@@ -68,7 +68,12 @@ function answerUnparsed(err: NodeJS.ErrnoException, socket: Socket): void {
   answerRaw(socket, refuse('malformed_http'));
 }
 
-/** Writes a refusal straight to a socket that has no response object, and closes it. */
+// A refused client's socket is destroyed once its answer is written, or after this long if the client
+// reads nothing: the server's sockets are half-open (allowHalfOpen), so end() alone would keep the
+// descriptor until the client closed its side, and 1,000 silent clients would hold 1,000 descriptors.
+const REFUSED_SOCKET_GRACE_MS = 2_000;
+
+/** Writes a refusal straight to a socket that has no response object, and closes it, read or not. */
 function answerRaw(socket: Socket, refusal: Refusal): void {
   const body = `${errorBody(refusal)}\n`;
   const headers = Object.entries({
@@ -79,7 +84,11 @@ function answerRaw(socket: Socket, refusal: Refusal): void {
     connection: 'close',
   });
   const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`);
+  const grace = setTimeout(() => socket.destroy(), REFUSED_SOCKET_GRACE_MS);
+  grace.unref();
+  socket.once('close', () => clearTimeout(grace));
+  const answer = `HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`;
+  socket.end(answer, () => socket.destroy()); // written out: the descriptor goes, whether the client reads or not
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import { createHmac } from 'node:crypto';
 import { keepRunning } from '../base/background.ts';
+import { storedObject } from '../base/stored-json.ts';
 import type { Log } from '../base/log.ts';
 import type { ThinEvent } from '../rules/push.ts';
 import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './guard.ts';
@@ -140,11 +141,12 @@ class DeliveryLoop {
 /** The request for one event: a signed webhook, or an A2A push notification. */
 function requestFor(due: DueEvent, at: number): { url: string; body: string; headers: Record<string, string> } {
   const { target } = due;
+  const event = storedObject(due.event) as ThinEvent | undefined;
+  if (event === undefined) throw new Error('the event is damaged in the database (not a JSON object)');
   if (target.kind === 'webhook') {
     const body = due.event;
     return { url: target.url, body, headers: webhookHeaders(target, due.id, at, body) };
   }
-  const event = JSON.parse(due.event) as ThinEvent;
   const body = JSON.stringify({ statusUpdate: a2aStatusUpdate(event) });
   const headers: Record<string, string> = { 'content-type': 'application/a2a+json', 'user-agent': USER_AGENT };
   if (target.auth_scheme) headers.authorization = `${target.auth_scheme} ${target.auth_credentials ?? ''}`.trim();

@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Config } from '../base/config.ts';
+import { shown } from '../base/terminal.ts';
+import { damagedRows } from '../store/damaged.ts';
 import { BackupProblem, checkBackup, copyDatabase, restoreInto } from '../store/files.ts';
 import { ownerFile, OwnerError, type FileCommand } from './shared.ts';
 
@@ -43,6 +45,20 @@ async function restore(config: Config, [name, ...extra]: string[]): Promise<void
   }
   console.log(`Restored ${file} into ${live}: ${backup.conversations} conversations, ${backup.messages} messages.`);
   if (kept) console.log(`What it replaced is kept in ${kept}; \`restore\` that file to undo this.`);
+  const damaged = damagedIn(live);
+  if (damaged.length > 0) {
+    console.log(`It holds rows whose stored JSON is damaged, left out or shown as none: ${shown(damaged.join(', '))}.`);
+  }
+}
+
+/** The damaged rows of the restored database, read without migrating it. */
+function damagedIn(live: string): string[] {
+  const db = new DatabaseSync(live, { readOnly: true, timeout: 5000 });
+  try {
+    return damagedRows(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** A checked copy of the live database beside it, before anything changes. */

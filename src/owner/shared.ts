@@ -7,6 +7,7 @@ import { quotasOf, type Quotas } from '../rules/quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { siteOf } from '../base/sites.ts';
+import { storedMetadata, storedObject } from '../base/stored-json.ts';
 import { senderLabel } from '../base/terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
@@ -62,11 +63,13 @@ export function findConversation(store: Store, idOrPrefix: string | undefined): 
 export function quotasIn(store: Store, config: Config): { quotas: Quotas; recorded: boolean } {
   const recorded = store.setting('quotas');
   if (recorded === undefined) return { quotas: quotasOf(config), recorded: false };
-  return { quotas: { ...quotasOf(config), ...(JSON.parse(recorded) as Partial<Quotas>) }, recorded: true };
+  const stored = storedObject(recorded) as Partial<Quotas> | undefined; // damaged: the owner's own, as before a start
+  return { quotas: { ...quotasOf(config), ...stored }, recorded: stored !== undefined };
 }
 
+/** The self-declared name; null when none was given, or the stored metadata is damaged. */
 export function agentName(metadata: string): string | null {
-  return (JSON.parse(metadata) as { agent_name?: string }).agent_name ?? null;
+  return storedMetadata(metadata)?.agent_name ?? null;
 }
 
 /** Whether a verified identity is one of the owner's contacts, by itself or by its site. */

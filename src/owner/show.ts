@@ -2,6 +2,7 @@
 // `export` (JSON Lines). Who wrote is shown as it is known: the self-declared name, and the identity
 // a Web Bot Auth signature proved for the opening and for each client message, or unverified.
 
+import { storedMetadata } from '../base/stored-json.ts';
 import { shown, shownBody, verifiedLabel } from '../base/terminal.ts';
 import { messageView } from '../rules/views.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
@@ -40,7 +41,8 @@ function conversationJson(store: Store, conversation: Conversation, messages: Me
     blocked_with: blocked_by === null ? null : blocked_by.startsWith('site:') ? 'site' : 'sender',
     created_at,
     expires_at,
-    metadata: JSON.parse(metadata),
+    metadata: storedMetadata(metadata) ?? {},
+    ...(storedMetadata(metadata) === undefined && { metadata_damaged: true }),
     metadata_verified: false,
     verified_agent,
     contact: isContact(store, verified_agent),
@@ -58,7 +60,9 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
   console.log(`  status      ${conversation.status}${blockedNote(conversation)}`);
   console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
   console.log(`  from        ${agentLabel(store, conversation.metadata, conversation.verified_agent)}`);
-  for (const [key, value] of Object.entries(JSON.parse(conversation.metadata) as Record<string, string>)) {
+  const metadata = storedMetadata(conversation.metadata);
+  if (metadata === undefined) console.log('  metadata    damaged in the database (not a JSON object): shown as none');
+  for (const [key, value] of Object.entries(metadata ?? {})) {
     console.log(`  ${shown(key).padEnd(11)} ${shown(value)} (unverified)`);
   }
   // An agent that lost its credential is told to open a new conversation naming the old id.

@@ -2,6 +2,7 @@
 // result (the only answer that holds the credential), the Conversation record, a message, the
 // reply signal, and the privacy statement.
 
+import { storedMetadata } from '../base/stored-json.ts';
 import type { Conversation, Message } from '../store/store.ts';
 
 export const PRIVACY_STATEMENT =
@@ -50,7 +51,7 @@ export function creationResult(
 /** The Conversation record. */
 export function conversationRecord(conversation: Conversation, baseUrl: string, pollAfterSeconds: number) {
   const { id, status, created_at, expires_at, last_seq, latest_owner_seq } = conversation;
-  const metadata = JSON.parse(conversation.metadata) as Record<string, string>;
+  const metadata = storedMetadata(conversation.metadata) ?? {}; // damaged: shown as none (base/stored-json.ts)
   // message_count: seq rises by one with every message, whoever wrote it
   return {
     id,

@@ -4,6 +4,7 @@
 // outbound work first (a lookup of the push URL's host), that work is done only for a message
 // its rule would accept now, judged by a rehearsal of the rule that writes nothing.
 
+import { storedMetadata } from '../base/stored-json.ts';
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
@@ -81,7 +82,7 @@ export function clientWrites(
         }),
       );
       if (!result.duplicate) {
-        const agentName = (JSON.parse(conversation.metadata) as { agent_name?: string }).agent_name ?? '';
+        const agentName = storedMetadata(conversation.metadata)?.agent_name ?? '';
         const seq = result.message.seq;
         const { contact } = result;
         const verifiedAgent = client.agent;

@@ -1,16 +1,19 @@
 // Starting and stopping the whole service: used by main.ts and by the tests.
 
-import { suffixList } from '../base/sites.ts';
 import type { AddressInfo } from 'node:net';
+import { ConfigError, type Config } from '../base/config.ts';
+import { suffixList } from '../base/sites.ts';
+import { shown } from '../base/terminal.ts';
 import { createApp, type AppOptions } from '../runtime/app.ts';
-import type { Config } from '../base/config.ts';
 import { createRequestHandler } from '../http/request-handler.ts';
 import { readListingsFile } from '../directory/listings.ts';
 import { quotasOf } from '../rules/quotas.ts';
 import { routes, unroutedPolicy } from './routes.ts';
 import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts } from '../http/server.ts';
 import { Store } from '../store/store.ts';
+import { damagedRows } from '../store/damaged.ts';
 import { MIGRATIONS } from '../store/migrations.ts';
+import { schemaDifferences } from '../store/schema-check.ts';
 import { checkNotifyCommand, startupWarnings } from './startup-checks.ts';
 
 export interface RunningService {
@@ -65,7 +68,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   let closing: Promise<void> | null = null;
   return {
     url,
-    warnings: startupWarnings(running, config.publicBaseUrl !== null),
+    warnings: [...startupWarnings(running, config.publicBaseUrl !== null), ...damagedWarning(store)],
     migrated: migrationOf(store),
     store,
     waitingPolls: () => app.waits.size,
@@ -87,6 +90,14 @@ function migrationOf(store: Store): RunningService['migrated'] {
 
 function openDatabase(store: Store, config: Config): void {
   try {
+    // A file brought in by hand (or by an older restore) may carry a trigger or a view of its own.
+    const differences = schemaDifferences(store.db, MIGRATIONS.length);
+    if (differences.length > 0) {
+      throw new ConfigError(
+        `the database at DB_PATH is not one this service's migrations make (${differences.slice(0, 3).join('; ')}); ` +
+          'restore a backup (npm run -s owner -- restore <file>), which checks it first',
+      );
+    }
     if (store.listings.count() === 0) store.listings.upsert(readListingsFile(config.listingsPath));
     // The owner script enforces the maximum the server runs with, and shows its shares.
     store.transaction(() => store.recordSetting('quotas', JSON.stringify(quotasOf(config))));
@@ -94,4 +105,14 @@ function openDatabase(store: Store, config: Config): void {
     store.close();
     throw err;
   }
+}
+
+/** One line naming the rows whose stored JSON is damaged, if any: left out, or shown as none. */
+function damagedWarning(store: Store): string[] {
+  const rows = damagedRows(store.db);
+  if (rows.length === 0) return [];
+  return [
+    `the database holds rows whose stored JSON is damaged, left out or shown as none: ${shown(rows.join(', '))}; ` +
+      'restore a backup, or remove them',
+  ];
 }

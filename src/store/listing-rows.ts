@@ -3,12 +3,15 @@
 // (directory/snapshot.ts), and the owner script imports, exports, removes and checks them.
 
 import type { DatabaseSync } from 'node:sqlite';
+import { storedObject } from '../base/stored-json.ts';
+import { IS_OBJECT } from './damaged.ts';
 
 function prepareStatements(db: DatabaseSync) {
   const sql = (text: string) => db.prepare(text);
   return {
     count: sql('SELECT count(*) AS count FROM listings'),
-    texts: sql('SELECT listing FROM listings ORDER BY slug'),
+    // A row that is no JSON object (a crafted restore) is left out here; damaged.ts names it.
+    texts: sql(`SELECT listing FROM listings WHERE ${IS_OBJECT('listing')} ORDER BY slug`),
     upsert: sql(
       'INSERT INTO listings (slug, listing) VALUES (?, ?) ON CONFLICT (slug) DO UPDATE SET listing = excluded.listing',
     ),
@@ -31,7 +34,7 @@ export class ListingTable {
   count(): number {
     return (this.#sql.count.get() as { count: number }).count;
   }
-  /** Every listing as stored (its JSON), by slug. */
+  /** Every listing as stored (its JSON), by slug; a damaged one (no JSON object) is left out. */
   texts(): string[] {
     return (this.#sql.texts.all() as { listing: string }[]).map((row) => row.listing);
   }
@@ -47,13 +50,14 @@ export class ListingTable {
   /**
    * Changes one stored listing in a write transaction: `change` gets the listing as stored now
    * and returns it changed, so an import made meanwhile is changed, never overwritten. False
-   * when no listing has the slug (any more).
+   * when no listing has the slug (any more), or it is damaged.
    */
   change(slug: string, change: (listing: Record<string, unknown>) => unknown): boolean {
     return this.#transaction(() => {
       const row = this.#sql.bySlug.get(slug) as { listing: string } | undefined;
-      if (row === undefined) return false;
-      this.#sql.replace.run(JSON.stringify(change(JSON.parse(row.listing))), slug);
+      const listing = row === undefined ? undefined : storedObject(row.listing);
+      if (listing === undefined) return false; // none, or damaged: nothing to change
+      this.#sql.replace.run(JSON.stringify(change(listing)), slug);
       return true;
     });
   }

@@ -2,17 +2,25 @@
 // trigger and view it holds, with its SQL, against what the migrations up to its version make on
 // an empty database. A restored file becomes the live database, so a trigger or a view of its
 // own, or a table of another shape, would run in the server: only what the migrations make
-// is accepted, and every difference is named.
+// is accepted, and every difference is named. Names starting `sqlite_` are compared too: a
+// trigger written through writable_schema can take such a name, and SQLite's own automatic
+// indexes are made alike by the same migrations; only its planner statistics may differ.
 
 import { DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS, migrate } from './migrations.ts';
 
-/** The schema objects of a database, `<type> <name>` → the SQL that made it; SQLite's own left out. */
+// What ANALYZE (or the sqlite3 shell's .expert) leaves: statistics for the planner, which run nothing.
+const STATISTICS = new Set(['table sqlite_stat1', 'table sqlite_stat4']);
+
+/** The schema objects of a database, `<type> <name>` → the SQL that made it; the planner's statistics left out. */
 function schemaOf(db: DatabaseSync): Map<string, string> {
-  const rows = db
-    .prepare("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-    .all() as { type: string; name: string; sql: string | null }[];
-  return new Map(rows.map((row) => [`${row.type} ${row.name}`, row.sql ?? '']));
+  const rows = db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all() as {
+    type: string;
+    name: string;
+    sql: string | null;
+  }[];
+  const objects = rows.map((row) => [`${row.type} ${row.name}`, row.sql ?? ''] as const);
+  return new Map(objects.filter(([key]) => !STATISTICS.has(key)));
 }
 
 /** What the migrations up to `version` make, on an empty database in memory. */

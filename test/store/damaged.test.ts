@@ -1,0 +1,49 @@
+// Stored JSON that does not parse (src/store/damaged.ts, src/base/stored-json.ts) never makes a 500 or
+// stops an owner's view: a restored file whose listing, conversation metadata or outbox event is no
+// JSON object is restored, named once, and served without the damaged row (or with it shown as none).
+
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { openConversation, request, runOwner, startServerProcess, startTestService, tempDir } from '../helpers.ts';
+
+test('damaged listing and metadata rows are named on restore and at start-up, and everything else is served', async (t) => {
+  const dir = tempDir(t);
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url, { message: 'hello', metadata: { agent_name: 'scout' } });
+  const slugs = (await request(service.url, 'GET', '/api/v1/directory?limit=100')).body.items.map((i: { slug: string }) => i.slug);
+  const file = path.join(dir, 'damaged.db');
+  assert.equal((await runOwner(service.dbPath, ['backup', file])).code, 0);
+  const db = new DatabaseSync(file);
+  db.prepare("UPDATE listings SET listing = '{not json' WHERE slug = ?").run(slugs[0]);
+  db.prepare("UPDATE listings SET listing = '[1, 2]' WHERE slug = ?").run(slugs[1]);
+  db.prepare("UPDATE conversations SET metadata = '\u001b[31mnot json' WHERE id = ?").run(conversation.id);
+  db.close();
+
+  const restored = await runOwner(service.dbPath, ['restore', file]);
+  assert.equal(restored.code, 0, restored.stderr);
+  const [first, second] = [slugs[0], slugs[1]].sort();
+  assert.match(restored.stdout, new RegExp(`damaged, left out or shown as none: listing ${first}, listing ${second}, ` +
+    `conversation's metadata ${conversation.id}\\.\\n$`));
+
+  const directory = await request(service.url, 'GET', '/api/v1/directory?limit=100');
+  assert.equal(directory.status, 200, directory.text);
+  assert.deepEqual(directory.body.items.map((i: { slug: string }) => i.slug), slugs.slice(2));
+  assert.equal((await request(service.url, 'GET', `/api/v1/directory/${slugs[0]}`)).status, 404);
+  const record = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token });
+  assert.equal(record.status, 200, record.text);
+  assert.deepEqual(record.body.metadata, {});
+
+  for (const command of [['inbox'], ['inbox', '--json'], ['show', conversation.id], ['export'], ['listings', 'export']]) {
+    const ran = await runOwner(service.dbPath, command);
+    assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
+    assert.doesNotMatch(ran.stdout, /\u001b/, 'nothing of the damaged text reaches the terminal');
+  }
+  assert.match((await runOwner(service.dbPath, ['show', conversation.id])).stdout, /metadata +damaged in the database/);
+
+  await service.close();
+  const restarted = await startServerProcess(t, { DB_PATH: service.dbPath });
+  await restarted.stop('SIGTERM');
+  assert.match(restarted.output(), new RegExp(`^Warning: the database holds rows whose stored JSON is damaged, .*listing ${first}`, 'm'));
+});
