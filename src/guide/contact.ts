@@ -20,6 +20,10 @@ export const TOOL_NAMES = [
   'check_updates',
   'read_messages',
   'get_conversation',
+  'close_conversation',
+  'set_webhook',
+  'get_webhook',
+  'delete_webhook',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -107,6 +107,21 @@ export const CONVERSATION_PATHS = {
       ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
     }),
   },
+  '/api/v1/conversations/{id}/close': {
+    post: operation('closeConversation', {
+      summary: 'Close the conversation: you are done',
+      tag: 'conversations',
+      bearer: true,
+      parameters: [id],
+      scopes: ['bearer'],
+      signed: true,
+      description:
+        'No body. The conversation stays readable and its follow-ups get 410; the owner may still reply or ' +
+        'reopen it. Idempotent: closing a closed conversation answers its record as it is. closed_by says who ' +
+        'closed it; a webhook gets conversation.closed with closed_by "agent".',
+      ok: { '200': { description: 'Closed (or closed already): the conversation.', content: json(ref('Conversation')) } },
+    }),
+  },
   '/api/v1/conversations/{id}/webhook': {
     put: operation('putWebhook', {
       summary: "Register where to be told of the owner's writes",

@@ -170,6 +170,7 @@ export function webhookHeaders(target: Pick<PushTarget, 'secret'>, id: string, a
 
 /** The task's state as A2A names it, for a push: the state only, never the text. */
 function a2aStatusUpdate(event: ThinEvent) {
-  const { conversation_id: id, status } = event.data;
-  return { taskId: id, contextId: id, status: { state: taskState(status), timestamp: event.timestamp } };
+  const { conversation_id: id, status, closed_by: closedBy } = event.data;
+  const state = taskState(status, closedBy ?? null);
+  return { taskId: id, contextId: id, status: { state, timestamp: event.timestamp } };
 }

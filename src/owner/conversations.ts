@@ -3,7 +3,8 @@
 
 import { keepRunning } from '../base/background.ts';
 import { watchOtherCommits } from '../store/other-commits.ts';
-import { close, ownerReply, reopen } from '../rules/conversations.ts';
+import { close, reopen } from '../rules/closing.ts';
+import { ownerReply } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
 import { shownBody, shownShort } from '../base/terminal.ts';
@@ -88,9 +89,10 @@ function inbox(store: Store, all: boolean, json: boolean): void {
   const rows = store.owner.inbox(all);
   if (json) {
     const items = rows.map(
-      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, verified_agent }) => ({
+      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, verified_agent, closed_by }) => ({
         id,
         status,
+        closed_by,
         blocked: blocked === 1,
         waiting_for_reply: status === 'open' && blocked === 0,
         message_count: last_seq,
@@ -111,8 +113,9 @@ function inbox(store: Store, all: boolean, json: boolean): void {
     );
   for (const row of rows) {
     const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
+    const status = row.closed_by === 'agent' ? 'closed by the agent' : row.status.padEnd(9);
     console.log(
-      `${mark}${row.id}  ${row.status.padEnd(9)} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
+      `${mark}${row.id}  ${status} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
         `${agentLabel(store, row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
     );
   }
@@ -129,6 +132,7 @@ function watch(store: Store): Promise<void> {
   let since = new Date().toISOString();
   console.log('Watching for new client messages; Ctrl-C ends.');
   let printedAtSince = new Set<string>();
+  const closes = { since, printed: new Set<string>() };
   const othersCommitted = watchOtherCommits(store); // the server's writes are another connection's commits
   let unread = false; // a read that failed is tried again on the next tick, commit or not
   const complain = () => console.error('error: cannot read new messages now (the database is busy?); trying again');
@@ -146,6 +150,7 @@ function watch(store: Store): Promise<void> {
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
       }
+      printAgentCloses(store, closes);
       unread = false;
     };
     const timer = setInterval(keepRunning('watch', tick, complain), WATCH_INTERVAL_MS);
@@ -157,4 +162,17 @@ function watch(store: Store): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** Prints each conversation its agent closed since the last call, once: `closed by the agent`. */
+function printAgentCloses(store: Store, closes: { since: string; printed: Set<string> }): void {
+  for (const closed of store.owner.agentClosesSince(closes.since)) {
+    const key = `${closed.id}/${closed.changed_at}`;
+    if (closes.printed.has(key)) continue;
+    if (closed.changed_at !== closes.since) closes.printed = new Set();
+    closes.since = closed.changed_at;
+    closes.printed.add(key);
+    const sender = agentLabel(store, closed.metadata, closed.verified_agent);
+    console.log(`\n${when(closed.changed_at)}  ${closed.id}  closed by the agent  ${sender}`);
+  }
 }

@@ -36,6 +36,7 @@ function conversationJson(store: Store, conversation: Conversation, messages: Me
   return {
     id,
     status,
+    closed_by: conversation.closed_by,
     blocked: blocked === 1,
     // blocked with its sender or its site (null: alone, or not blocked): unblock --sender or --site lifts it
     blocked_with: blocked_by === null ? null : blocked_by.startsWith('site:') ? 'site' : 'sender',
@@ -57,7 +58,8 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
     return void console.log(JSON.stringify({ ...conversationJson(store, conversation, messages), pushes }, null, 2));
   }
   console.log(`Conversation ${conversation.id}`);
-  console.log(`  status      ${conversation.status}${blockedNote(conversation)}`);
+  const closer = conversation.closed_by === 'agent' ? ' (by the agent)' : '';
+  console.log(`  status      ${conversation.status}${closer}${blockedNote(conversation)}`);
   console.log(`  opened      ${when(conversation.created_at)}, credential expires ${when(conversation.expires_at)}`);
   console.log(`  from        ${agentLabel(store, conversation.metadata, conversation.verified_agent)}`);
   const metadata = storedMetadata(conversation.metadata);

@@ -60,8 +60,10 @@ function append(
   const seq = conversation.last_seq + 1;
   const message = { seq, author, message: text, created_at: isoTime(at), verified_agent: client?.agent ?? null };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
+  // An owner's last word to a conversation its agent closed leaves it closed; otherwise whose turn it is.
+  const status = conversation.status === 'closed' ? 'closed' : author === 'owner' ? 'answered' : 'open';
   store.insertMessage(conversation.id, message, key, client?.sender ?? null);
-  store.advanceConversation(conversation.id, message, latestOwnerSeq, author === 'owner' ? 'answered' : 'open');
+  store.advanceConversation(conversation.id, message, latestOwnerSeq, status);
   return message;
 }
 
@@ -97,6 +99,7 @@ export function openConversation(
       verified_agent: write.agent,
       sender: write.agent === null ? `address:${write.addressHash}` : `agent:${write.agent}`,
       blocked_by: null,
+      closed_by: null,
     };
     store.insertConversation(conversation, digestOf(token), opening.key);
     const first = {
@@ -143,7 +146,10 @@ export function followUp(
   });
 }
 
-/** The owner's reply; it may use the whole daily maximum, which only `force` passes. */
+/**
+ * The owner's reply; it may use the whole daily maximum, which only `force` passes. A conversation the
+ * owner closed takes no reply until reopened; one its agent closed does, and stays closed.
+ */
 export function ownerReply(
   store: Store,
   id: string,
@@ -152,31 +158,11 @@ export function ownerReply(
 ): Message {
   return store.transaction(() => {
     const conversation = existing(store, id);
-    if (conversation.status === 'closed') throw refuse('reply_to_closed', id);
+    if (conversation.status === 'closed' && conversation.closed_by !== 'agent') throw refuse('reply_to_closed', id);
     countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
     const message = append(store, conversation, 'owner', text, when.at, null);
     writePushEvents(store, id, 'conversation.replied', when.at);
     return message;
-  });
-}
-
-/** Closes a conversation: still readable, but follow-ups get 410. */
-export function close(store: Store, id: string, at = Date.now()): void {
-  store.transaction(() => {
-    if (existing(store, id).status === 'closed') throw refuse('already_closed', id);
-    store.setStatus(id, 'closed', isoTime(at));
-    writePushEvents(store, id, 'conversation.closed', at);
-  });
-}
-
-/** Reopens a closed conversation; its status again says who wrote last. */
-export function reopen(store: Store, id: string, at = Date.now()): void {
-  store.transaction(() => {
-    const conversation = existing(store, id);
-    if (conversation.status !== 'closed') throw refuse('not_closed', id);
-    const ownerWroteLast = conversation.latest_owner_seq === conversation.last_seq;
-    store.setStatus(id, ownerWroteLast ? 'answered' : 'open', isoTime(at));
-    writePushEvents(store, id, 'conversation.reopened', at);
   });
 }
 

@@ -9,7 +9,7 @@ import type { Conversation, Store } from '../store/store.ts';
 import type { PushTarget } from '../store/outbox.ts';
 import { isoTime } from '../base/time.ts';
 
-/** What happened: the owner replied, closed or reopened the conversation. */
+/** What happened: the owner replied, closed or reopened the conversation, or its agent closed it. */
 export type EventType = 'conversation.replied' | 'conversation.closed' | 'conversation.reopened';
 export const EVENT_TYPES: readonly EventType[] = [
   'conversation.replied',
@@ -29,6 +29,8 @@ export interface ThinEvent {
     readonly status: string;
     readonly last_seq: number;
     readonly latest_owner_seq: number;
+    /** who closed it, on a conversation.closed event: 'agent' or 'owner' */
+    readonly closed_by?: string;
   };
 }
 
@@ -45,6 +47,7 @@ export function writePushEvents(store: Store, conversationId: string, type: Even
       status: conversation.status,
       last_seq: conversation.last_seq,
       latest_owner_seq: conversation.latest_owner_seq,
+      ...(type === 'conversation.closed' && { closed_by: conversation.closed_by ?? 'owner' }),
     },
   };
   const json = JSON.stringify(event);

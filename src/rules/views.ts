@@ -64,6 +64,7 @@ export function conversationRecord(conversation: Conversation, baseUrl: string, 
     metadata,
     metadata_verified: false,
     verified_agent: conversation.verified_agent,
+    closed_by: conversation.closed_by, // 'agent' or 'owner' while closed, else null
     ...links(baseUrl, id),
     poll_after_seconds: pollAfterSeconds,
   };

@@ -4,9 +4,11 @@
 // outbound work first (a lookup of the push URL's host), that work is done only for a message
 // its rule would accept now, judged by a rehearsal of the rule that writes nothing.
 
+import { siteOf } from '../base/sites.ts';
 import { storedMetadata } from '../base/stored-json.ts';
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
+import { closeByAgent } from '../rules/closing.ts';
 import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 import { creationResult, messageView } from '../rules/views.ts';
@@ -89,6 +91,28 @@ export function clientWrites(
         notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message: input.message });
       }
       return { message: messageView(result.message), duplicate: result.duplicate };
+    },
+
+    /**
+     * The agent closes its conversation (idempotent); the owner is told when it was open. The
+     * conversation as it is now, for each door to show.
+     */
+    async close(conversation: Conversation, client: Client): Promise<Conversation> {
+      const { at } = clientWrite(client);
+      const done = await batch(() => closeByAgent(store, conversation.id, at));
+      if (done.closed) {
+        const opener = conversation.verified_agent; // who the owner knows the conversation by
+        notifyOwner({
+          event: 'closed',
+          conversationId: conversation.id,
+          seq: done.conversation.last_seq,
+          agentName: storedMetadata(conversation.metadata)?.agent_name ?? '',
+          verifiedAgent: opener,
+          contact: opener !== null && store.contacts.isContact(opener, siteOf(opener)),
+          message: 'The agent closed this conversation: its follow-ups now get 410. You may still reply or reopen it.',
+        });
+      }
+      return done.conversation;
     },
   };
 }

@@ -13,14 +13,19 @@ import type { Log } from '../base/log.ts';
 import { senderLabel, shown, shownBody } from '../base/terminal.ts';
 import { isoTime } from '../base/time.ts';
 
+/** What the owner is told of: a new client message, or the agent closing its conversation. */
 export interface NewClientMessage {
+  /** 'message' (the default) or 'closed': the agent closed the conversation */
+  readonly event?: 'message' | 'closed';
   readonly conversationId: string;
+  /** the message's seq; for a close, the conversation's last */
   readonly seq: number;
   readonly agentName: string;
   /** the identity that signed it (Web Bot Auth), or null */
   readonly verifiedAgent: string | null;
   /** whether that identity is one of the owner's contacts */
   readonly contact: boolean;
+  /** the message; for a close, what happened, in words */
   readonly message: string;
 }
 
@@ -85,8 +90,9 @@ function runNotifier(
   const [program, ...args] = command as [string, ...string[]];
   const env = {
     ...process.env,
+    EVENT: event.event ?? 'message',
     CONVERSATION_ID: event.conversationId,
-    MESSAGE_SEQ: String(event.seq),
+    MESSAGE_SEQ: event.event === 'closed' ? '' : String(event.seq),
     // Self-declared: control and format characters as visible escapes (a NUL could not be passed at all).
     AGENT_NAME: shown(event.agentName),
     // Proved by a signature, or empty; and both said as the owner's terminal says them.

@@ -24,6 +24,7 @@
 
 import { bearer, protocolDoor, query, signed } from '../http/guards.ts';
 import {
+  closeConversation,
   getConversation,
   getUpdates,
   listMessages,
@@ -80,6 +81,7 @@ export const routes: readonly Route<Handler, Policy>[] = [
   route('GET',     '/api/v1/conversations/:id/messages', PRIVATE,     signed(query(bearer(listMessages)))),
   route('POST',    '/api/v1/conversations/:id/messages', PRIVATE,     signed(query(bearer(postMessage)))),
   route('GET',     '/api/v1/conversations/:id/updates',  PRIVATE,     signed(query(bearer(getUpdates)))),
+  route('POST',    '/api/v1/conversations/:id/close',    PRIVATE,     signed(query(bearer(closeConversation)))),
   route('PUT',     '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(putWebhook)))),
   route('GET',     '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(getWebhook)))),
   route('DELETE',  '/api/v1/conversations/:id/webhook',  PRIVATE,     signed(query(bearer(deleteWebhook)))),

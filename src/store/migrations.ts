@@ -150,6 +150,11 @@ export const MIGRATIONS: readonly string[] = [
      seq             INTEGER NOT NULL  -- the message it authorized
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX used_signatures_by_expiry ON used_signatures (expires_at);`,
+
+  // Who closed a conversation: its agent, with its credential, or the owner; null while it is not
+  // closed. Before this migration only the owner could close one.
+  `ALTER TABLE conversations ADD COLUMN closed_by TEXT CHECK (closed_by IN ('agent', 'owner'));
+   UPDATE conversations SET closed_by = 'owner' WHERE status = 'closed';`,
 ];
 
 /**

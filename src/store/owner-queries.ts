@@ -15,6 +15,14 @@ export interface ClientMessage extends Message {
   readonly metadata: string;
 }
 
+/** A conversation its agent closed, as `watch` prints it. */
+export interface AgentClose {
+  readonly id: string;
+  readonly changed_at: string;
+  readonly metadata: string;
+  readonly verified_agent: string | null;
+}
+
 /** A verified agent as `agents` lists it: the conversations it signed messages in (ids, comma-separated). */
 export interface AgentRow {
   readonly identity: string;
@@ -45,6 +53,9 @@ function prepareStatements(db: DatabaseSync) {
               c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
+    // Conversations their agent closed, for `watch`: the close is their newest change.
+    agentClosesSince: sql(`SELECT id, changed_at, metadata, verified_agent FROM conversations
+       WHERE closed_by = 'agent' AND changed_at >= ? ORDER BY changed_at, id`),
     // The verified agents seen: a scan of the messages, which the owner runs for `agents`, never a request.
     agents: sql(`SELECT verified_agent AS identity, group_concat(DISTINCT conversation_id) AS conversation_ids,
               count(*) AS messages, max(created_at) AS last_seen
@@ -88,6 +99,10 @@ export class OwnerQueries {
       }
     }
     return [...named];
+  }
+  /** Conversations their agent closed at or after `since` (ISO 8601), oldest first. */
+  agentClosesSince(since: string): AgentClose[] {
+    return this.#sql.agentClosesSince.all(since) as unknown as AgentClose[];
   }
   /** Every identity that signed a message, with how many conversations and messages it signed, and when last. */
   agents(): AgentRow[] {

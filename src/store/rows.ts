@@ -21,7 +21,10 @@ export interface Conversation {
   readonly sender: string | null;
   /** the block of a sender or site that blocked it with them ('agent:…', 'site:…', 'address:…'); null: alone */
   readonly blocked_by: string | null;
+  /** who closed it, while it is closed; null otherwise */
+  readonly closed_by: ClosedBy | null;
 }
+export type ClosedBy = 'agent' | 'owner';
 export interface Message {
   readonly seq: number;
   readonly author: Author;
@@ -32,5 +35,5 @@ export interface Message {
 }
 export const CONVERSATION =
   'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at, verified_agent, ' +
-  'sender, blocked_by';
+  'sender, blocked_by, closed_by';
 export const MESSAGE = 'seq, author, message, created_at, verified_agent';

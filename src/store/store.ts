@@ -4,7 +4,7 @@
 
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from '../base/contract.ts';
-import { CONVERSATION, MESSAGE, type Conversation, type Message } from './rows.ts';
+import { CONVERSATION, MESSAGE, type ClosedBy, type Conversation, type Message } from './rows.ts';
 import { migrate } from './migrations.ts';
 import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
@@ -48,7 +48,7 @@ function prepareStatements(db: DatabaseSync) {
        VALUES (?, unhex(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     advanceConversation: sql(`UPDATE conversations SET last_seq = ?, latest_owner_seq = ?, status = ?, changed_at = ?
        WHERE id = ?`),
-    setStatus: sql('UPDATE conversations SET status = ?, changed_at = ? WHERE id = ?'),
+    setStatus: sql('UPDATE conversations SET status = ?, closed_by = ?, changed_at = ? WHERE id = ?'),
     setBlocked: sql('UPDATE conversations SET blocked = ?, blocked_by = ? WHERE id = ?'),
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
@@ -223,9 +223,9 @@ export class Store {
   advanceConversation(id: string, message: Message, latestOwnerSeq: number, status: ConversationStatus): void {
     this.#sql.advanceConversation.run(message.seq, latestOwnerSeq, status, message.created_at, id);
   }
-  /** Sets the status the owner chose, and when (`at`, ISO 8601). */
-  setStatus(id: string, status: ConversationStatus, at: string): void {
-    this.#sql.setStatus.run(status, at, id);
+  /** Sets a status the owner or the agent chose (and who closed it), and when (`at`, ISO 8601). */
+  setStatus(id: string, status: ConversationStatus, at: string, closedBy: ClosedBy | null = null): void {
+    this.#sql.setStatus.run(status, status === 'closed' ? closedBy : null, at, id);
   }
   /** Blocks or unblocks a conversation; `by`: the sender block that blocked it with its sender (null: alone). */
   setBlocked(id: string, blocked: boolean, by: string | null = null): void {

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { close } from '../../src/rules/conversations.ts';
+import { close } from '../../src/rules/closing.ts';
 import { setBlocked } from '../../src/rules/blocks.ts';
 import { newKey, openConversation, request, startTestService, type TestService } from '../helpers.ts';
 import { bearer, rpc } from './a2a/calls.ts';

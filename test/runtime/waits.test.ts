@@ -211,7 +211,8 @@ test("MCP's check_updates waits the same way, up to 50 seconds", async (t) => {
   assert.match(String(tooLong.refused?.message), /`wait` must be a whole number of seconds from 0 to 50/);
   const waiting = call({ after: 1, wait: 50 });
   await waitUntil(() => service.waitingPolls() === 1, 'the call is held');
-  await runOwner(service.dbPath, ['reply', conversation.id, 'Through MCP too.']);
+  const reply = await runOwner(service.dbPath, ['reply', conversation.id, 'Through MCP too.']);
+  assert.equal(reply.code, 0, reply.stderr);
   const answer = await waiting;
   assert.equal(answer.ok.new_reply, true);
   const listed = await mcp.rpc(service, mcp.call('tools/list', {}, 2));

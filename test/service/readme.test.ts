@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/base/config.ts';
+import { quotasOf } from '../../src/rules/quotas.ts';
 import { Store } from '../../src/store/store.ts';
 import { ROOT, runCommand, startTestService, tempDir } from '../helpers.ts';
 
@@ -155,6 +156,7 @@ function seedReadmeConversations(dbPath: string): void {
     verified_agent: id.startsWith('91c2') ? 'https://scout.example' : null,
     sender: id.startsWith('91c2') ? 'agent:https://scout.example' : 'address:0123abcd',
     blocked_by: null,
+    closed_by: null,
   });
   store.transaction(() => {
     for (const [id, lastSeq, ownerSeq] of [
@@ -211,11 +213,14 @@ test('the README and docs/ stand alone: every link is a file of the repository, 
 
 test("the README's limits are the defaults the service enforces", () => {
   const config = loadConfig({});
+  const quotas = quotasOf(config);
   const text = README.replace(/\s+/g, ' ');
   const stated =
     `${config.dailyMessageLimit} messages a UTC day for everyone together, of which one conversation may store ` +
-    `${config.dailyConversationShare} and one address ${config.dailyAddressShare}, and ${config.dailyOwnerReserve} ` +
-    `are kept for the owner's replies; ${config.createLimitPerHour} openings per address an hour`;
+    `${config.dailyConversationShare} and one address ${config.dailyAddressShare}, unsigned senders together ` +
+    `${quotas.unverifiedPool}, verified agents the owner does not know yet together ${quotas.verifiedPool} (one ` +
+    `site of them ${quotas.agentShare}), and ${config.dailyOwnerReserve} are kept for the owner's replies, so the ` +
+    `agents the owner trusts always have room; ${config.createLimitPerHour} openings per address an hour`;
   assert.ok(text.includes(stated), `the README says: ${stated}`);
   assert.equal(config.pollIntervalSeconds, 60, 'a poll once a minute');
 });

@@ -46,7 +46,8 @@ function ownersRemote(dir: string): string {
   writeFileSync(path.join(remote, 'objects/info/alternates'), `${objects}\n`);
   const env = { GIT_DIR: remote, GIT_WORK_TREE: ROOT, GIT_INDEX_FILE: path.join(dir, 'index') };
   const who = { GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@invalid', GIT_COMMITTER_NAME: 'test' };
-  git(['add', '-A', '--', '.', ':(exclude)node_modules'], ROOT, env);
+  git(['add', '-A'], ROOT, env);
+  git(['rm', '-r', '-q', '--cached', '--ignore-unmatch', 'node_modules'], ROOT, env); // a worktree's link to it
   const tree = git(['write-tree'], ROOT, env);
   const main = git(['commit-tree', tree, '-p', git(['rev-parse', 'HEAD']), '-m', 'main'], ROOT, {
     ...env,

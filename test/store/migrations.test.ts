@@ -73,7 +73,7 @@ test('a migration that rebuilds the conversations table keeps every message', as
       id TEXT PRIMARY KEY, token_hash BLOB NOT NULL UNIQUE, creation_key TEXT NOT NULL UNIQUE,
       status TEXT NOT NULL, blocked INTEGER NOT NULL DEFAULT 0, metadata TEXT NOT NULL, created_at TEXT NOT NULL,
       expires_at TEXT NOT NULL, last_seq INTEGER NOT NULL, latest_owner_seq INTEGER NOT NULL DEFAULT 0,
-      changed_at TEXT, verified_agent TEXT, sender TEXT, blocked_by TEXT) STRICT;
+      changed_at TEXT, verified_agent TEXT, sender TEXT, blocked_by TEXT, closed_by TEXT) STRICT;
     INSERT INTO conversations SELECT * FROM conversations_new;
     DROP TABLE conversations_new;`;
   const db = new DatabaseSync(path.join(dir, 'service.db'), { enableForeignKeyConstraints: true });

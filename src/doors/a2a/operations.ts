@@ -142,12 +142,13 @@ export function listTasks(call: A2aCall) {
   return { tasks: passes ? [task] : [], nextPageToken: '', pageSize, totalSize: passes ? 1 : 0 };
 }
 
-/** CancelTask: only the owner ends a conversation. */
-export function cancelTask(call: A2aCall) {
+/** CancelTask: the agent closes its conversation (TASK_STATE_CANCELED); a closed one is answered as it is. */
+export async function cancelTask(call: A2aCall) {
   refuseTenant(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'id'));
-  throw new A2aError('taskNotCancelable', 'Only the owner ends this conversation; it cannot be canceled.');
+  const closed = await call.ctx.app.close(conversation, call.ctx.client);
+  return taskOf(call.ctx.app, closed, historyLengthOf(call.params));
 }
 
 // Params before capability: a bad tenant is refused before the operation is found unsupported.

@@ -161,7 +161,7 @@ export function taskOf(app: App, conversation: Conversation, historyLength: numb
   const newest = historyLength === 0 ? [] : withinTextBudget(app.store.newestMessages(id, historyLength), 'newest');
   const history = newest.map((message) => messageOf(id, message));
   const status = {
-    state: taskState(conversation.status),
+    state: taskState(conversation.status, conversation.closed_by),
     message: statusMessage(app, conversation, newest.at(-1)),
     timestamp: conversation.changed_at,
   };
@@ -212,9 +212,10 @@ function statusMessage(app: App, conversation: Conversation, newest: Row | undef
     if (reply?.author === 'owner') return messageOf(id, reply);
   }
   const every = app.config.pollIntervalSeconds;
+  const closer = conversation.closed_by === 'agent' ? 'You' : 'The owner';
   const text =
     conversation.status === 'closed'
-      ? 'The owner closed this conversation. It can still be read; it takes no new messages.'
+      ? `${closer} closed this conversation. It can still be read; it takes no new messages.`
       : 'Delivered. A human answers by hand, often hours later; check this task at most once every ' +
         `${every} seconds, or register a push notification config.`;
   return note(id, conversation.last_seq, text);

@@ -3,13 +3,14 @@
 // constants, output schemas from the OpenAPI document's, and annotations.
 
 import type { RunningConfig } from '../../base/config.ts';
-import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, BOUNDS, METADATA_KEYS } from '../../base/contract.ts';
-import type { ToolName } from '../../guide/contact.ts';
+import { BOUNDS } from '../../base/contract.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { KINDS } from '../../directory/listing-fields.ts';
 import { SCHEMAS } from '../../openapi/schemas.ts';
 import type { Quotas } from '../../rules/quotas.ts';
 import { maxWaitSeconds } from '../../runtime/polls.ts';
+import { managingTools } from './managing-tools.ts';
+import { CREDENTIAL, input, inlined, integer, KEY, MESSAGE, METADATA, READS, tool, writes } from './tool-schemas.ts';
 
 /** What initialize and server/discover tell a model, in a few lines. */
 export function instructions(config: RunningConfig): string {
@@ -36,68 +37,6 @@ export const SUMMARY_FIELDS = ['slug', 'kind', 'name', 'category', 'description'
 /** search_directory's page size when none is asked for: a model reads every result. */
 export const SEARCH_LIMIT_DEFAULT = 10;
 
-const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const writes = (idempotentHint: boolean) => ({
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint,
-  openWorldHint: false,
-});
-const input = (properties: Record<string, object>, required: string[] = []) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-const integer = (minimum: number, maximum: number | undefined, description: string) => ({
-  type: 'integer',
-  minimum,
-  ...(maximum !== undefined && { maximum }),
-  description,
-});
-const CREDENTIAL = {
-  conversation_id: { type: 'string', format: 'uuid', description: 'The id open_conversation returned.' },
-  access_token: {
-    type: 'string',
-    pattern: CREDENTIAL_PATTERN,
-    description: 'The access_token open_conversation returned (64 lowercase hex characters).',
-  },
-};
-const KEY = {
-  type: 'string',
-  minLength: BOUNDS.idempotencyKeyMinLength,
-  maxLength: BOUNDS.idempotencyKeyMaxLength,
-  pattern: KEY_PATTERN,
-  description:
-    `A new unique key (${KEY_RULE}; a random UUID is best) for each new message; ` +
-    'reuse it only to retry the same call.',
-};
-const MESSAGE = {
-  type: 'string',
-  minLength: 1,
-  maxLength: BOUNDS.messageMaxChars,
-  description:
-    `Your message, 1 to ${BOUNDS.messageMaxChars} characters; no control characters ` +
-    'but tab, line feed and carriage return.',
-};
-const METADATA = {
-  type: 'object',
-  additionalProperties: false,
-  description: 'Optional, self-declared: who you are. Plain text, no control characters.',
-  properties: Object.fromEntries(
-    METADATA_KEYS.map((key) => [key, { type: 'string', maxLength: BOUNDS.metadataValueMaxChars }]),
-  ),
-};
-
-/** A component schema with its references written out: an output schema must stand alone. */
-function inlined(schema: unknown): object {
-  if (typeof schema !== 'object' || schema === null) return schema as object;
-  if (Array.isArray(schema)) return schema.map(inlined);
-  const ref = (schema as { $ref?: string }).$ref;
-  if (ref) return inlined(SCHEMAS[ref.split('/').at(-1) as keyof typeof SCHEMAS]);
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlined(value)]));
-}
-
 const listingProperties = SCHEMAS.Listing.properties as Record<string, object>;
 const SUMMARY_PAGE = inlined({
   ...SCHEMAS.ListingPage,
@@ -113,17 +52,15 @@ const SUMMARY_PAGE = inlined({
   },
 });
 
-const tool = (name: ToolName, title: string, annotations: object, outputSchema: unknown) => ({
-  name,
-  title,
-  annotations,
-  outputSchema: inlined(outputSchema),
-});
-
 /** The tools as tools/list shows them, for one running configuration. */
 export function toolList(config: RunningConfig, quotas: Quotas) {
   const limits = limitSentences(config, quotas);
-  return [...directoryTools(), ...writingTools(limits), ...readingTools(config.pollIntervalSeconds)];
+  return [
+    ...directoryTools(),
+    ...writingTools(limits),
+    ...readingTools(config.pollIntervalSeconds),
+    ...managingTools(),
+  ];
 }
 
 /** Reading the public directory: no credential. */

@@ -7,6 +7,8 @@ import type { App } from '../../runtime/app.ts';
 import { authenticate } from '../../rules/access.ts';
 import { readMessages } from '../../rules/conversations.ts';
 import { pollUpdates } from '../../runtime/polls.ts';
+import { registerConversationWebhook } from '../../runtime/webhooks.ts';
+import { removeWebhook, webhookOf } from '../../rules/push.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { RequestContext } from '../../http/request-handler.ts';
@@ -123,6 +125,28 @@ function getConversationTool({ app, args, conversation }: WithConversation) {
   return conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds);
 }
 
+async function closeConversationTool({ app, args, conversation, client }: WithConversation) {
+  fieldsOf(args, ['conversation_id', 'access_token']);
+  const closed = await app.close(conversation, client);
+  return conversationRecord(closed, app.config.publicBaseUrl, app.config.pollIntervalSeconds);
+}
+
+async function setWebhookTool({ app, args, conversation }: WithConversation) {
+  fieldsOf(args, ['conversation_id', 'access_token', 'url']);
+  return (await registerConversationWebhook(app, conversation.id, args.url)).view;
+}
+
+function getWebhookTool({ app, args, conversation }: WithConversation) {
+  fieldsOf(args, ['conversation_id', 'access_token']);
+  return webhookOf(app.store, conversation.id);
+}
+
+async function deleteWebhookTool({ app, args, conversation }: WithConversation) {
+  fieldsOf(args, ['conversation_id', 'access_token']);
+  await app.write(() => removeWebhook(app.store, conversation.id));
+  return {};
+}
+
 const RUN: Record<ToolName, (ctx: ToolContext) => unknown> = {
   search_directory: searchDirectory,
   get_listing: getListing,
@@ -131,6 +155,10 @@ const RUN: Record<ToolName, (ctx: ToolContext) => unknown> = {
   check_updates: withCredential(checkUpdatesTool),
   read_messages: withCredential(readMessagesTool),
   get_conversation: withCredential(getConversationTool),
+  close_conversation: withCredential(closeConversationTool),
+  set_webhook: withCredential(setWebhookTool),
+  get_webhook: withCredential(getWebhookTool),
+  delete_webhook: withCredential(deleteWebhookTool),
 };
 
 const lists = new WeakMap<App, ReturnType<typeof toolList>>();

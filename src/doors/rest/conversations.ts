@@ -51,6 +51,13 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
   return { status: result.duplicate ? 200 : 201, body: result };
 }
 
+/** POST /api/v1/conversations/{id}/close: the agent ends its conversation; closing a closed one answers it. */
+export async function closeConversation(ctx: Authenticated): Promise<Reply> {
+  const { publicBaseUrl, pollIntervalSeconds } = ctx.app.config;
+  const closed = await ctx.app.close(ctx.conversation, ctx.client);
+  return { status: 200, body: conversationRecord(closed, publicBaseUrl, pollIntervalSeconds) };
+}
+
 /** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */
 export function getUpdates(ctx: Authenticated): Reply | Promise<Reply> {
   const { app, conversation, query } = ctx;

@@ -1,11 +1,10 @@
 // The REST door to a conversation's webhook: PUT registers (or replaces) it and shows its
-// signing secret once, GET shows it without the secret, DELETE removes it. The URL passes
-// the outbound rules (outbound/guard.ts) before anything is written.
+// signing secret once (runtime/webhooks.ts, as MCP's set_webhook), GET shows it without the
+// secret, DELETE removes it.
 
-import { registerWebhook, removeWebhook, webhookOf } from '../../rules/push.ts';
+import { removeWebhook, webhookOf } from '../../rules/push.ts';
 import type { Reply, RequestContext } from '../../http/request-handler.ts';
-import { checkRegisteredUrl } from '../../outbound/guard.ts';
-import { refuse } from '../../refusals/refusal.ts';
+import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
 import { fieldsOf } from '../../rules/validate.ts';
@@ -15,12 +14,7 @@ type Authenticated = RequestContext & { conversation: Conversation };
 /** PUT /api/v1/conversations/{id}/webhook */
 export async function putWebhook(ctx: Authenticated): Promise<Reply> {
   const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['url']);
-  if (body.url === undefined) throw refuse('required', 'url', 'the https URL to POST events to');
-  if (typeof body.url !== 'string') throw refuse('wrong_type', 'url', 'a string: the https URL to POST events to');
-  const url = await checkRegisteredUrl(body.url, ctx.app.outboundPolicy);
-  const { replaced, view } = await ctx.app.write(() =>
-    registerWebhook(ctx.app.store, ctx.conversation.id, url, ctx.app.now()),
-  );
+  const { replaced, view } = await registerConversationWebhook(ctx.app, ctx.conversation.id, body.url);
   return { status: replaced ? 200 : 201, body: view };
 }
 
