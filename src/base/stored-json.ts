@@ -21,5 +21,7 @@ export function storedObject(text: string): Record<string, unknown> | undefined 
 export function storedMetadata(text: string): Record<string, string> | undefined {
   const value = storedObject(text);
   if (value === undefined) return undefined;
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

@@ -1,12 +1,14 @@
 // JSON-RPC 2.0 framing, shared by the two protocol doors (/mcp and /a2a): one request per
 // body, read under the door's size limit; a notification or a response is acknowledged
 // without an answer; every refusal is a JSON-RPC error with the HTTP status the door gives
-// it. Values a client sent are echoed only through `shown`, which never recurses into them.
+// it, and the catalogue's reason in `error.data.reason`. Values a client sent are echoed only
+// through `shown`, which never recurses into them.
 
 import type { RequestContext } from '../http/request-handler.ts';
-import { Refusal } from '../refusals/refusal.ts';
+import { refuse, Refusal } from '../refusals/refusal.ts';
 
-export type RpcId = string | number;
+export type { RpcId } from '../http/request-handler.ts';
+import type { RpcId } from '../http/request-handler.ts';
 
 /** A request: its id, method and params (an object; absent params are `{}`). */
 export interface RpcRequest {
@@ -15,19 +17,32 @@ export interface RpcRequest {
   readonly params: Record<string, unknown>;
 }
 
-/** A JSON-RPC error, with the HTTP status the transport gives it. */
+/** A JSON-RPC error: a refusal of the catalogue, its JSON-RPC code, and the HTTP status the transport gives it. */
 export class RpcError {
-  readonly error: { code: number; message: string; data?: unknown };
+  readonly error: { code: number; message: string; data: Record<string, unknown> };
+  readonly refusal: Refusal;
   readonly status: number;
-  readonly headers: Record<string, string>;
-  constructor(code: number, message: string, status = 200, data?: unknown, headers: Record<string, string> = {}) {
-    this.error = { code, message, ...(data !== undefined && { data }) };
+  constructor(code: number, refusal: Refusal, status = 200, data: Record<string, unknown> = {}, message?: string) {
+    this.error = { code, message: message ?? refusal.message, data: { reason: refusal.reason, ...data } };
+    this.refusal = refusal;
     this.status = status;
-    this.headers = headers;
   }
 }
 
-export const invalidRequest = (message: string) => new RpcError(-32600, `Invalid request: ${message}.`, 400);
+export const invalidRequest = (message: string) =>
+  new RpcError(-32600, refuse('invalid_request', `Invalid request: ${message}.`), 400);
+
+/**
+ * A refusal of the catalogue as a JSON-RPC error body: a body that is no JSON is -32700; a refusal
+ * JSON-RPC has no code for (a limit, a credential, a size) takes its HTTP status as its code, as the
+ * A2A door does; Retry-After is repeated as retry_after_seconds.
+ */
+export function refusalAsRpcError(refusal: Refusal): RpcError['error'] {
+  const code = refusal.reason === 'not_json' || refusal.reason === 'not_utf8' ? -32700 : refusal.status;
+  const retry = refusal.headers['retry-after'];
+  const data = { reason: refusal.reason, ...(retry && { retry_after_seconds: Number(retry) }) };
+  return { code, message: refusal.message, data };
+}
 
 /**
  * A value a client sent, as it may appear in an error message: a string quoted and cut to
@@ -52,7 +67,7 @@ export async function readRpcRequest(
     body = await ctx.readJson(maxBytes, { mediaTypes });
   } catch (err) {
     if (err instanceof Refusal && (err.reason === 'not_json' || err.reason === 'not_utf8')) {
-      throw new RpcError(-32700, `Parse error: ${err.message}`, 400);
+      throw new RpcError(-32700, err, 400, {}, `Parse error: ${err.message}`);
     }
     throw err;
   }

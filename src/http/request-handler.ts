@@ -30,6 +30,8 @@ export interface RequestContext {
   readonly requestId: string;
   /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
   readJson(maxBytes: number, options?: BodyOptions): Promise<unknown>;
+  /** The id of the JSON-RPC request in the body, read now if it was not yet (a small one); null when none. */
+  rpcId(): Promise<RpcId | null>;
   /** Adds fields to this request's log line (a tool's name, a protocol error); never a client's text. */
   note(fields: LogFields): void;
   /** Aborted when the client goes away before its answer: a held request then stops waiting. */
@@ -58,9 +60,14 @@ export interface Policy {
   readonly cors: 'any' | Door;
   /** whether a request takes from the per-address request limit (not /health, so monitors can poll it) */
   readonly requestLimit: boolean;
-  /** how a refusal is answered on this path; the REST error body when absent (the A2A door has its own) */
-  readonly refusalReply?: (refusal: Refusal) => Reply;
+  /** how a refusal is answered on this path; the REST error body when absent (the protocol doors have their own) */
+  readonly refusalReply?: (refusal: Refusal, id: RpcId | null) => Reply;
+  /** a JSON-RPC endpoint: a refusal echoes the request's id whenever its body can be read as JSON-RPC */
+  readonly jsonRpc?: boolean;
 }
+
+/** A JSON-RPC request's id. */
+export type RpcId = string | number;
 
 type LogFields = Record<string, string | number | boolean>;
 
@@ -86,7 +93,15 @@ interface Exchange {
   route: string | null;
   policy: Policy;
   notes: LogFields;
+  /** the body as read (undefined until it is), and whether reading it was begun */
+  body: unknown;
+  bodyRead: boolean;
 }
+
+// A refusal made before the body was wanted reads a body this small, at most, to echo its JSON-RPC id:
+// the request limit refuses cheaply, and no JSON-RPC request this service answers needs more to say its id.
+const EARLY_ID_BYTES = 16 * 1024;
+const JSON_TYPES = ['application/json', 'application/a2a+json'];
 
 // Request ids: unique in the logs of one run and across runs (a random prefix per start),
 // without the cost of a random UUID per request.
@@ -122,6 +137,8 @@ export function createRequestHandler(
       route: null,
       policy: UNROUTED,
       notes: {},
+      body: undefined,
+      bodyRead: false,
     };
     noticeHost(req);
     noticeProxy(req);
@@ -171,7 +188,8 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     clientAddress: ex.clientAddress,
     client: { address: ex.clientAddress, agent: null, signature: null },
     requestId: ex.requestId,
-    readJson: (maxBytes, options) => readJsonBody(ex.req, ex.res, maxBytes, options),
+    readJson: (maxBytes, options) => readBody(ex, maxBytes, options),
+    rpcId: () => rpcIdOf(ex),
     note: (fields) => Object.assign(ex.notes, fields),
     refusalOf: (err, extra) => refusalOf(ex, err, extra),
     whenGone: () => {
@@ -238,13 +256,44 @@ function refusalOf(ex: Exchange, err: unknown, extra?: Record<string, string>): 
   return refusal;
 }
 
+/** The body, read once under `maxBytes` and kept for rpcIdOf. */
+async function readBody(ex: Exchange, maxBytes: number, options?: BodyOptions): Promise<unknown> {
+  ex.bodyRead = true;
+  ex.body = await readJsonBody(ex.req, ex.res, maxBytes, options);
+  return ex.body;
+}
+
+/** The JSON-RPC id of the body: read now if nothing has read it and it is small and plain; null when none. */
+async function rpcIdOf(ex: Exchange): Promise<RpcId | null> {
+  const length = Number(ex.req.headers['content-length']);
+  if (!ex.bodyRead && length > 0 && length <= EARLY_ID_BYTES && ex.req.headers.expect === undefined) {
+    await readBody(ex, EARLY_ID_BYTES, { mediaTypes: JSON_TYPES }).catch(() => undefined);
+  }
+  const id = typeof ex.body === 'object' && ex.body !== null ? (ex.body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RpcId) : null;
+}
+
 function fail(ex: Exchange, err: unknown): void {
   if (err instanceof ClientGoneError) return log(ex, null, { aborted: true }); // nothing stored, nobody to answer
   const refusal = refusalOf(ex, err);
   ex.notes.refusal = refusal.reason;
+  const { refusalReply, jsonRpc } = ex.policy;
+  if (refusalReply === undefined) return answerRefusal(ex, () => settle(ex, restReply(refusal)));
+  if (!jsonRpc) return answerRefusal(ex, () => settle(ex, refusalReply(refusal, null)));
+  rpcIdOf(ex).then(
+    (id) => answerRefusal(ex, () => settle(ex, refusalReply(refusal, id))),
+    () => answerRefusal(ex, () => settle(ex, refusalReply(refusal, null))),
+  );
+}
+
+/** Answers a refusal, unless the answer has begun or there is nobody left to read it. */
+function answerRefusal(ex: Exchange, answer: () => void): void {
   if (ex.res.headersSent || ex.res.destroyed || !ex.req.socket.writable) return;
-  if (ex.policy.refusalReply) return settle(ex, ex.policy.refusalReply(refusal));
-  respond(ex, refusal.status, `${errorBody(refusal)}\n`, refusal.headers);
+  answer();
+}
+
+function restReply(refusal: Refusal): Reply {
+  return { status: refusal.status, body: `${errorBody(refusal)}\n`, headers: refusal.headers };
 }
 
 /** Sends the answer with the route's policy applied, and writes its log line. */

@@ -25,7 +25,8 @@ export const senderCommands: Record<string, Command> = {
   unblock: {
     usage: 'unblock <id> [--sender] | unblock --site <site>',
     options: { sender: { type: 'boolean' }, ...BY_SITE },
-    summary: "lift a block (with --sender or --site, and the conversations blocked with it); today's messages count again",
+    summary:
+      "lift a block (with --sender or --site, and the conversations blocked with it); today's messages count again",
     run: ({ positionals, values, store }) => block(store, positionals[0], values, false),
   },
   trust: {
@@ -46,7 +47,8 @@ export const senderCommands: Record<string, Command> = {
 
 /** The one thing a command names: a conversation (by an id prefix) or a site; never both, never neither. */
 function oneTarget(idOrPrefix: string | undefined, site: unknown, usage: string): { id?: string; site?: string } {
-  if (typeof site === 'string' && idOrPrefix !== undefined) throw new OwnerError(`give an id or --site, not both; usage: ${usage}`);
+  if (typeof site === 'string' && idOrPrefix !== undefined)
+    throw new OwnerError(`give an id or --site, not both; usage: ${usage}`);
   if (typeof site === 'string') return { site: siteNamed(site) };
   if (idOrPrefix === undefined) throw new OwnerError(`give a conversation id or --site <site>; usage: ${usage}`);
   return { id: idOrPrefix };
@@ -98,7 +100,10 @@ function list(ids: readonly string[]): string {
 function contact(store: Store, idOrPrefix: string | undefined, site: unknown, trusting: boolean): void {
   const usage = trusting ? senderCommands.trust!.usage : senderCommands.untrust!.usage;
   const target = oneTarget(idOrPrefix, site, usage);
-  const key = target.site !== undefined ? (`site:${target.site}` as const) : contactOf(store, findConversation(store, target.id).id);
+  const key =
+    target.site !== undefined
+      ? (`site:${target.site}` as const)
+      : contactOf(store, findConversation(store, target.id).id);
   const named = target.site !== undefined ? `the site ${target.site}` : shown(key.slice('agent:'.length));
   if (!trusting) {
     untrust(store, key);

@@ -6,8 +6,9 @@
 //   PUBLIC        no Cache-Control of its own (cached answers say `public, no-cache`); any origin may read it
 //   PUBLIC_FREE   the same, and not counted by the per-address request limit (/health, for monitors)
 //   PRIVATE       Cache-Control: no-store (conversation data, the one-time credential); any origin may read it
-//   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins
-//   A2A_RPC       as MCP, for /a2a; refusals answered as A2A JSON-RPC errors (A2A_HTTP: as HTTP+JSON ones)
+//   MCP           no-store (open_conversation answers with a credential); CORS only for allowed origins;
+//                 refusals answered as JSON-RPC errors with the catalogue's reason, echoing the request's id
+//   A2A_RPC       as MCP, for /a2a, as A2A JSON-RPC errors (A2A_HTTP: as HTTP+JSON ones, which have no id)
 // A path no route has is PUBLIC, but under /a2a/ A2A_HTTP: the door answers its unknown paths itself.
 // Every route but /health takes from the per-address request limit (REQUEST_LIMIT_PER_MINUTE)
 // before anything about its path is decoded.
@@ -37,7 +38,7 @@ import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts
 import { homePage, htmlPage } from '../doors/web/pages.ts';
 import { contactInfo, getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
 import type { Handler, Policy, Reply, RequestContext } from '../http/request-handler.ts';
-import { mcp, mcpPreflight } from '../doors/mcp/endpoint.ts';
+import { mcp, mcpPreflight, mcpRefusal } from '../doors/mcp/endpoint.ts';
 import { metricsPage } from '../doors/rest/metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';
 import { a2aHttp, a2aJsonRpc, httpRefusal, rpcRefusal, type A2aMethod } from '../doors/a2a/bindings.ts';
@@ -48,8 +49,8 @@ import type { Query } from '../rules/validate.ts';
 const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
 const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
 const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
-const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true };
-const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal };
+const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true, refusalReply: mcpRefusal, jsonRpc: true };
+const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal, jsonRpc: true };
 const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
 // The A2A door's guards, for both bindings: the Origin and Host, then the URL, as /mcp.
 type A2aHandler = (ctx: RequestContext & { query: Query }) => Promise<Reply>;

@@ -64,7 +64,7 @@ export async function publicSuffixListText(published: string): Promise<string> {
     '// The Public Suffix List (https://publicsuffix.org/list/), Mozilla Public License 2.0.',
     `// Date: ${published}`,
     `// Source: the copy carried by the npm package tldts ${version}, published ${published},`,
-    '// written out by test/base/public-suffix-list.ts. Rules are sorted; the list\'s comments are not kept.',
+    "// written out by test/base/public-suffix-list.ts. Rules are sorted; the list's comments are not kept.",
     '',
     '// ===BEGIN ICANN DOMAINS===',
     ...section(ICANN),

@@ -68,7 +68,7 @@ test('a host under every rule of the list, and one label more, gets the same sit
   assert.deepEqual(differ.slice(0, 10), [], `${differ.length} hosts differ`);
 });
 
-test('an identity\'s site is its host\'s, whatever its port or path', () => {
+test("an identity's site is its host's, whatever its port or path", () => {
   assert.equal(siteOf('https://a.agent.example:8443'), 'agent.example');
   assert.equal(siteOf('https://b.agent.example/keys/jwks.json'), 'agent.example');
   assert.equal(siteOf('http://127.0.0.1:9000'), '127.0.0.1');

@@ -46,5 +46,8 @@ test('1,000 clients that never read their 408 lose their sockets on the server w
   await waitUntil(() => connected === count, 'every client is connected', 20_000);
   // Each gets 408 after 300 ms; the answer is written at once, and the server's side goes.
   await waitUntil(() => openDescriptors() <= before + count + 20, 'the server released its descriptors', 20_000);
-  assert.ok(clients.every((client) => !client.destroyed), 'the clients still hold theirs: none of them closed');
+  assert.ok(
+    clients.every((client) => !client.destroyed),
+    'the clients still hold theirs: none of them closed',
+  );
 });

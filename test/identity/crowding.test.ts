@@ -12,7 +12,15 @@ import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { fakeClock, newKey, request, runOwner, waitUntil, type TestService } from '../helpers.ts';
 import { receiver } from '../receiver.ts';
-import { agentKey, jwkSet, resolve, signedHeaders, startKeyDirectory, startVerifyingService, TEST_HOSTS } from './agents.ts';
+import {
+  agentKey,
+  jwkSet,
+  resolve,
+  signedHeaders,
+  startKeyDirectory,
+  startVerifyingService,
+  TEST_HOSTS,
+} from './agents.ts';
 import type { Signing } from './agents.ts';
 
 const KEY = agentKey();
@@ -45,7 +53,7 @@ test('one address naming fresh tarpit directories holds two fetches; known and n
 
   const hosts = TEST_HOSTS.filter((host) => host.startsWith('site') && host !== 'site8.test');
   const flood = hosts.map((host) => openFrom(service, '10.6.6.6', { key: KEY, agent: `http://${host}:${trap.port}` }));
-  await waitUntil(() => trap.connections() === 2, 'the attacker\'s two fetches reach the tarpit');
+  await waitUntil(() => trap.connections() === 2, "the attacker's two fetches reach the tarpit");
   const held = await openFrom(service, '10.6.6.6', { key: KEY, agent: `http://a.agent.test:${trap.port}` });
   assert.equal(held.status, 503, held.text);
   assert.match(held.body.error.message, /fetched at once \(or from your address\)/);
@@ -58,7 +66,7 @@ test('one address naming fresh tarpit directories holds two fetches; known and n
   assert.equal(answers, null, 'the two held requests still wait for the tarpit');
 });
 
-test('a flood of refused key directories does not push out a known agent\'s', async (t) => {
+test("a flood of refused key directories does not push out a known agent's", async (t) => {
   const known = await startKeyDirectory(t, [KEY]);
   const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1', REQUEST_LIMIT_PER_MINUTE: '0' } });
   assert.equal((await openFrom(service, '10.0.0.9', { key: KEY, agent: known.origin })).status, 201);
@@ -71,7 +79,7 @@ test('a flood of refused key directories does not push out a known agent\'s', as
   assert.equal(known.fetched.length, 1, 'still held: never fetched again');
 });
 
-test('names that never resolve hold only the key directories\' lookup: webhooks are registered and delivered', async (t) => {
+test("names that never resolve hold only the key directories' lookup: webhooks are registered and delivered", async (t) => {
   const hook = await receiver(t);
   const port = new URL(hook.url).port;
   const stalled: string[] = [];
@@ -84,7 +92,11 @@ test('names that never resolve hold only the key directories\' lookup: webhooks 
   };
   const env = { TRUST_PROXY: '1', REQUEST_LIMIT_PER_MINUTE: '0', OUTBOUND_ALLOWED_HOSTS: `hooks.test:${port}` };
   const timing = { tickMs: 20, retryAfterMs: [50], giveUpAfterMs: 60_000 };
-  const service = await startVerifyingService(t, { env, lookups: { resolve: resolver, lookupTimeoutMs: 100 }, deliveryTiming: timing });
+  const service = await startVerifyingService(t, {
+    env,
+    lookups: { resolve: resolver, lookupTimeoutMs: 100 },
+    deliveryTiming: timing,
+  });
   const opened = await request(service.url, 'POST', OPEN, { key: newKey(), json: { message: 'Hello.' } });
   for (let i = 0; i < 20; i++) {
     const answer = await openFrom(service, `10.8.0.${i}`, { key: KEY, agent: `https://stall${i}.example` });

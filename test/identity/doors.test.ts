@@ -59,7 +59,8 @@ test('MCP: a bad signature on a tool call is the tool error REST would answer; e
   const headers = await signedHeaders(service, 'POST', '/mcp', { key: OTHER_KEY, agent: directory.origin });
   const listed = await mcp.rpc(service, mcp.call('tools/list'), { headers });
   assert.equal(listed.status, 401, 'a request that is not a tool call has no tool error to carry it');
-  assert.equal(listed.body.error.reason, 'signature_invalid');
+  assert.deepEqual([listed.body.id, listed.body.error.code], [1, 401], 'a JSON-RPC error, echoing the id');
+  assert.equal(listed.body.error.data.reason, 'signature_invalid');
   assert.deepEqual(stored(service), { conversations: 0, messages: 0 });
 });
 

@@ -44,7 +44,10 @@ test('identities on many subdomains of one site, and many JWKS URLs on one host,
     `http://agent.test:${port}/agents/1/jwks`,
     `http://agent.test:${port}/agents/2/jwks`,
   ];
-  const { stored, refusal } = await openUntilRefused(service, identities.map((agent) => ({ key: KEY, agent })));
+  const { stored, refusal } = await openUntilRefused(
+    service,
+    identities.map((agent) => ({ key: KEY, agent })),
+  );
   assert.equal(stored, 12, 'four identities of agent.test together store one share');
   assert.equal(refusal.status, 429, refusal.text);
   assert.equal(refusal.body.error.reason, 'agent_share');
@@ -57,7 +60,10 @@ test('identities on many subdomains of one site, and many JWKS URLs on one host,
 test('verified strangers of many sites stop at the verified pool; a contact and unsigned senders still write', async (t) => {
   const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
   const sites = await Promise.all([1, 2, 3, 4].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
-  const { stored, refusal } = await openUntilRefused(service, sites.map((site) => ({ key: KEY, agent: site.origin })));
+  const { stored, refusal } = await openUntilRefused(
+    service,
+    sites.map((site) => ({ key: KEY, agent: site.origin })),
+  );
   assert.equal(stored, 30);
   assert.equal(refusal.body.error.reason, 'verified_pool', refusal.text);
   assert.match(refusal.body.error.message, /Verified agents the owner does not know yet have together stored their 30/);
@@ -68,7 +74,8 @@ test('verified strangers of many sites stop at the verified pool; a contact and 
   const trusted = await runOwner(service.dbPath, ['trust', '--site', 'site5.test']);
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.match(trusted.stdout, /^Trusted the site site5\.test: every verified agent of it is a contact now/);
-  for (let i = 0; i < 5; i++) assert.equal((await openFrom(service, `10.1.0.${i}`, { key: KEY, agent: known.origin })).status, 201);
+  for (let i = 0; i < 5; i++)
+    assert.equal((await openFrom(service, `10.1.0.${i}`, { key: KEY, agent: known.origin })).status, 201);
   assert.equal((await openFrom(service, '10.2.0.1')).status, 201, 'unsigned senders have their own pool');
   const day = await stats(service);
   assert.deepEqual(day.verified_strangers_today, { count: 30, pool: 30 });
@@ -93,7 +100,10 @@ async function inFlightTogether(requests: ReturnType<typeof heldRequest>[]) {
 async function signedOpenings(service: TestService, signers: Signing[], prefix: string) {
   return Promise.all(
     Array.from({ length: 30 }, async (_, i) => {
-      const headers = { ...from(`${prefix}.${i}`), ...(await signedHeaders(service, 'POST', OPEN, signers[i % signers.length]!)) };
+      const headers = {
+        ...from(`${prefix}.${i}`),
+        ...(await signedHeaders(service, 'POST', OPEN, signers[i % signers.length]!)),
+      };
       return heldRequest(service.url, OPEN, { key: newKey(), json: { message: `m${i}` }, headers });
     }),
   );
@@ -102,8 +112,15 @@ async function signedOpenings(service: TestService, signers: Signing[], prefix: 
 /** A signed read of each signer, so that its key directory is held before a race starts. */
 async function warm(service: TestService, signers: Signing[]) {
   for (const signing of signers) {
-    const headers = await signedHeaders(service, 'GET', '/api/v1/conversations/00000000-0000-4000-8000-000000000000', signing);
-    const answer = await request(service.url, 'GET', '/api/v1/conversations/00000000-0000-4000-8000-000000000000', { headers });
+    const headers = await signedHeaders(
+      service,
+      'GET',
+      '/api/v1/conversations/00000000-0000-4000-8000-000000000000',
+      signing,
+    );
+    const answer = await request(service.url, 'GET', '/api/v1/conversations/00000000-0000-4000-8000-000000000000', {
+      headers,
+    });
     assert.equal(answer.status, 401, `${signing.agent}: ${answer.text}`); // verified, then no credential
   }
 }
@@ -146,7 +163,12 @@ test('while a signed and an unsigned flood run at once, a contact and the owner 
   const contactWrites = await Promise.all(
     Array.from({ length: 10 }, async (_, i) => {
       const headers = { ...from('10.5.0.1'), ...(await signedHeaders(service, 'POST', path, contactSigning)) };
-      return heldRequest(service.url, path, { token: opened.body.access_token, key: newKey(), json: { message: `c${i}` }, headers });
+      return heldRequest(service.url, path, {
+        token: opened.body.access_token,
+        key: newKey(),
+        json: { message: `c${i}` },
+        headers,
+      });
     }),
   );
   const all = [...signed, ...unsigned, ...contactWrites];

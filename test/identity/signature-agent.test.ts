@@ -66,9 +66,12 @@ test('escapes of reserved characters stay escapes, in upper case: they name anot
 test('other ports and other paths stay other identities', async () => {
   const identities = new Set(
     await Promise.all(
-      ['https://agent.example', 'https://agent.example:8443', 'https://agent.example/jwks', 'https://a.agent.example'].map(
-        async (spelling) => (await read(spelling)).identity,
-      ),
+      [
+        'https://agent.example',
+        'https://agent.example:8443',
+        'https://agent.example/jwks',
+        'https://a.agent.example',
+      ].map(async (spelling) => (await read(spelling)).identity),
     ),
   );
   assert.equal(identities.size, 4);

@@ -18,7 +18,11 @@ const from = (address: string) => ({ 'x-forwarded-for': address });
 async function open(service: TestService, signing?: Signing, headers: Record<string, string> = {}) {
   const signature = signing ? await signedHeaders(service, 'POST', OPEN, signing) : {};
   const json = { message: 'Hello, owner.', metadata: { agent_name: 'scout' } };
-  const answer = await request(service.url, 'POST', OPEN, { key: newKey(), json, headers: { ...headers, ...signature } });
+  const answer = await request(service.url, 'POST', OPEN, {
+    key: newKey(),
+    json,
+    headers: { ...headers, ...signature },
+  });
   return { ...answer, id: answer.body?.id as string, token: answer.body?.access_token as string };
 }
 
@@ -26,7 +30,12 @@ async function followUp(service: TestService, opened: { id: string; token: strin
   const messages = `${OPEN}/${opened.id}/messages`;
   const signature = signing ? await signedHeaders(service, 'POST', messages, signing) : {};
   const json = { message: 'And another thing.' };
-  return request(service.url, 'POST', messages, { token: opened.token, key: newKey(), json, headers: { ...headers, ...signature } });
+  return request(service.url, 'POST', messages, {
+    token: opened.token,
+    key: newKey(),
+    json,
+    headers: { ...headers, ...signature },
+  });
 }
 
 async function owner(service: TestService, ...args: string[]) {
@@ -63,7 +72,11 @@ test('one block undoes a flood of ten conversations: their day comes back, and o
   assert.match(again, /^The sender of .*, its address \(by its keyed hash\), is already blocked\.$/m, 'exit 0');
   const lifted = await owner(service, 'unblock', flood[0]!.id, '--sender');
   assert.match(lifted, /^Unblocked the sender of .*; unblocked with it: 10 conversations: /);
-  assert.equal((await open(service, undefined, from('10.0.0.2'))).body.error.reason, 'unverified_pool', 'counted again');
+  assert.equal(
+    (await open(service, undefined, from('10.0.0.2'))).body.error.reason,
+    'unverified_pool',
+    'counted again',
+  );
 });
 
 test('a sender block answers the polls held on every conversation of that sender', async (t) => {
@@ -122,15 +135,21 @@ test('block --site blocks every verified agent of a site and what they opened; a
   assert.equal(wrong.code, 1);
   assert.equal(wrong.stderr, 'error: a.agent.test is not a site: the site it belongs to is agent.test\n');
   const blocked = await owner(service, 'block', '--site', 'agent.test');
-  assert.equal(blocked, `Blocked the site agent.test, every verified agent of it; blocked with it: 2 conversations: ` +
-    `${a.id.slice(0, 8)}, ${b.id.slice(0, 8)}.\n`);
+  assert.equal(
+    blocked,
+    `Blocked the site agent.test, every verified agent of it; blocked with it: 2 conversations: ` +
+      `${a.id.slice(0, 8)}, ${b.id.slice(0, 8)}.\n`,
+  );
   assertRefused(await open(service, agent('c')), 403, /blocked you as a sender/);
   assertRefused(await followUp(service, a), 403, /blocked this conversation/);
   assert.equal((await followUp(service, elsewhere, { key: KEY, agent: other.origin })).status, 201, 'another site');
   assert.match(await owner(service, 'show', a.id), /status +open \(blocked with the site agent\.test\)/);
   assert.match(await owner(service, 'block', '--site', 'agent.test'), /^The site agent\.test is already blocked\.$/m);
 
-  assert.match(await owner(service, 'unblock', '--site', 'agent.test'), /^Unblocked the site agent\.test; unblocked with it/);
+  assert.match(
+    await owner(service, 'unblock', '--site', 'agent.test'),
+    /^Unblocked the site agent\.test; unblocked with it/,
+  );
   assert.equal((await open(service, agent('c'))).status, 201);
   const again = await runOwner(service.dbPath, ['unblock', '--site', 'agent.test']);
   assert.deepEqual([again.code, again.stderr], [1, 'error: the site agent.test is not blocked\n']);
@@ -143,7 +162,11 @@ test('every spelling of one key directory is one sender: a block of one refuses 
   const origin = await open(service, { key: KEY, agent: `http://agent.test:${port}` });
   await owner(service, 'block', origin.id, '--sender');
   const wellKnown = '/.well-known/http-message-signatures-directory';
-  for (const spelling of [`http://AGENT.test:${port}/`, `http://agent.test:${port}${wellKnown}`, `http://agent.test:${port}${wellKnown}/`]) {
+  for (const spelling of [
+    `http://AGENT.test:${port}/`,
+    `http://agent.test:${port}${wellKnown}`,
+    `http://agent.test:${port}${wellKnown}/`,
+  ]) {
     assertRefused(await open(service, { key: KEY, agent: spelling }), 403, /blocked you as a sender/, spelling);
   }
   const jwks = await open(service, { key: KEY, agent: `http://agent.test:${port}/keys/~scout/jwks` });
@@ -164,7 +187,12 @@ test('a sender block stops follow-ups of its other conversations already in flig
   const held = await Promise.all(
     Array.from({ length: 10 }, async (_, i) => {
       const headers = await signedHeaders(service, 'POST', messages, signing);
-      return heldRequest(service.url, messages, { token: second.token, key: newKey(), json: { message: `late ${i}` }, headers });
+      return heldRequest(service.url, messages, {
+        token: second.token,
+        key: newKey(),
+        json: { message: `late ${i}` },
+        headers,
+      });
     }),
   );
   await Promise.all(held.map((request) => request.continued));

@@ -28,7 +28,10 @@ test('trust and untrust, by conversation and by site, each said once; mistakes e
   const refused = await run('trust', unsigned.body.id);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /^error: conversation .* was opened unsigned, so there is no verified agent to trust/);
-  assert.equal((await run('trust', verified.body.id)).stdout, `Trusted ${directory.origin}: a contact now; its messages count against no pool and no site's share.\n`);
+  assert.equal(
+    (await run('trust', verified.body.id)).stdout,
+    `Trusted ${directory.origin}: a contact now; its messages count against no pool and no site's share.\n`,
+  );
   assert.equal((await run('trust', verified.body.id)).stdout, `${directory.origin} is already a contact.\n`);
   for (let i = 0; i < 3; i++) assert.equal((await open(service, signing)).status, 201, 'past the site share of 2');
 

@@ -23,7 +23,12 @@ async function setUp(t: import('node:test').TestContext) {
   return { service, signing: { key: KEY, agent: directory.origin } };
 }
 
-function post(service: TestService, path: string, headers: Record<string, string>, options: { token?: string; key?: string; message?: string } = {}) {
+function post(
+  service: TestService,
+  path: string,
+  headers: Record<string, string>,
+  options: { token?: string; key?: string; message?: string } = {},
+) {
   const json = { message: options.message ?? 'Hello.' };
   return request(service.url, 'POST', path, { token: options.token, key: options.key ?? newKey(), json, headers });
 }
@@ -47,8 +52,8 @@ test('REST: a replayed signature opens nothing and sends nothing; the duplicate 
   assert.equal(retry.status, 200, 'the same write again is its duplicate, whatever signs it');
   assert.equal(retry.body.duplicate, true);
   const other = await post(service, messages, followUp, { token, message: 'Another write.' });
-  assert.equal(other.body.error.reason, 'signature_replayed', 'the opening\'s signature, too, is spent');
-  const opening = await post(service, messages, captured, { token, message: 'With the opening\'s signature.' });
+  assert.equal(other.body.error.reason, 'signature_replayed', "the opening's signature, too, is spent");
+  const opening = await post(service, messages, captured, { token, message: "With the opening's signature." });
   assert.equal(opening.body.error.reason, 'signature_replayed');
   for (let i = 0; i < 3; i++) {
     const read = await request(service.url, 'GET', messages, { token, headers: followUp });
@@ -116,8 +121,15 @@ test('used signatures are forgotten once expired, and bounded when the maximum i
   const full = refusal(() => refuseUsedSignature(store, use('ab'.repeat(32)), at, 0));
   assert.equal(full?.reason, 'signatures_full');
   assert.equal(full?.headers['retry-after'], '1', 'until the soonest one expires');
-  assert.equal(refusal(() => refuseUsedSignature(store, use('ab'.repeat(32)), at, 500)), undefined, 'a maximum bounds them');
-  assert.equal(refusal(() => refuseUsedSignature(store, use('ab'.repeat(32)), at + 1000 + 10, 0)), undefined);
+  assert.equal(
+    refusal(() => refuseUsedSignature(store, use('ab'.repeat(32)), at, 500)),
+    undefined,
+    'a maximum bounds them',
+  );
+  assert.equal(
+    refusal(() => refuseUsedSignature(store, use('ab'.repeat(32)), at + 1000 + 10, 0)),
+    undefined,
+  );
   assert.equal(store.usedSignatures.held().count, MAX_USED_SIGNATURES - 11, 'the expired ones are forgotten');
   store.close();
 });

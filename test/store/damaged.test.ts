@@ -12,7 +12,9 @@ test('damaged listing and metadata rows are named on restore and at start-up, an
   const dir = tempDir(t);
   const service = await startTestService(t);
   const conversation = await openConversation(service.url, { message: 'hello', metadata: { agent_name: 'scout' } });
-  const slugs = (await request(service.url, 'GET', '/api/v1/directory?limit=100')).body.items.map((i: { slug: string }) => i.slug);
+  const slugs = (await request(service.url, 'GET', '/api/v1/directory?limit=100')).body.items.map(
+    (i: { slug: string }) => i.slug,
+  );
   const file = path.join(dir, 'damaged.db');
   assert.equal((await runOwner(service.dbPath, ['backup', file])).code, 0);
   const db = new DatabaseSync(file);
@@ -24,18 +26,34 @@ test('damaged listing and metadata rows are named on restore and at start-up, an
   const restored = await runOwner(service.dbPath, ['restore', file]);
   assert.equal(restored.code, 0, restored.stderr);
   const [first, second] = [slugs[0], slugs[1]].sort();
-  assert.match(restored.stdout, new RegExp(`damaged, left out or shown as none: listing ${first}, listing ${second}, ` +
-    `conversation's metadata ${conversation.id}\\.\\n$`));
+  assert.match(
+    restored.stdout,
+    new RegExp(
+      `damaged, left out or shown as none: listing ${first}, listing ${second}, ` +
+        `conversation's metadata ${conversation.id}\\.\\n$`,
+    ),
+  );
 
   const directory = await request(service.url, 'GET', '/api/v1/directory?limit=100');
   assert.equal(directory.status, 200, directory.text);
-  assert.deepEqual(directory.body.items.map((i: { slug: string }) => i.slug), slugs.slice(2));
+  assert.deepEqual(
+    directory.body.items.map((i: { slug: string }) => i.slug),
+    slugs.slice(2),
+  );
   assert.equal((await request(service.url, 'GET', `/api/v1/directory/${slugs[0]}`)).status, 404);
-  const record = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, { token: conversation.token });
+  const record = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, {
+    token: conversation.token,
+  });
   assert.equal(record.status, 200, record.text);
   assert.deepEqual(record.body.metadata, {});
 
-  for (const command of [['inbox'], ['inbox', '--json'], ['show', conversation.id], ['export'], ['listings', 'export']]) {
+  for (const command of [
+    ['inbox'],
+    ['inbox', '--json'],
+    ['show', conversation.id],
+    ['export'],
+    ['listings', 'export'],
+  ]) {
     const ran = await runOwner(service.dbPath, command);
     assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
     assert.doesNotMatch(ran.stdout, /\u001b/, 'nothing of the damaged text reaches the terminal');
@@ -45,5 +63,8 @@ test('damaged listing and metadata rows are named on restore and at start-up, an
   await service.close();
   const restarted = await startServerProcess(t, { DB_PATH: service.dbPath });
   await restarted.stop('SIGTERM');
-  assert.match(restarted.output(), new RegExp(`^Warning: the database holds rows whose stored JSON is damaged, .*listing ${first}`, 'm'));
+  assert.match(
+    restarted.output(),
+    new RegExp(`^Warning: the database holds rows whose stored JSON is damaged, .*listing ${first}`, 'm'),
+  );
 });

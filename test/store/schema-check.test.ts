@@ -69,7 +69,10 @@ test('start-up refuses a database that holds a trigger the migrations do not mak
     env: { DB_PATH: planted, PORT: '0' },
   });
   assert.equal(started.code, 1);
-  assert.match(started.stderr, /^Cannot start: the database at DB_PATH is not one this service's migrations make \(there is a trigger sqlite_undo/);
+  assert.match(
+    started.stderr,
+    /^Cannot start: the database at DB_PATH is not one this service's migrations make \(there is a trigger sqlite_undo/,
+  );
 });
 
 test('planner statistics (ANALYZE) are no code: a backup with them is restored', async (t) => {

@@ -10,7 +10,7 @@ import { readRpcRequest, rpcResult, type RpcId } from '../jsonrpc.ts';
 import type { Refusal } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import type { Query } from '../../rules/validate.ts';
-import { A2aError, a2aErrorOf, httpErrorReply, rpcErrorReply } from './errors.ts';
+import { A2aError, a2aRefusal, a2aErrorOf, httpErrorReply, rpcErrorReply } from './errors.ts';
 import * as operations from './operations.ts';
 import type { A2aCall } from './operations.ts';
 
@@ -45,8 +45,7 @@ function checkVersion(ctx: A2aContext): void {
   if (/^1\.0(\.\d+)?$/.test(sent.trim())) return;
   const said =
     sent.trim() === '' ? 'no A2A-Version (which means 0.3)' : `A2A-Version ${JSON.stringify(sent.slice(0, 20))}`;
-  throw new A2aError(
-    'versionNotSupported',
+  throw a2aRefusal('versionNotSupported', 'protocol_version',
     `This agent speaks A2A 1.0; the request sent ${said}. Send A2A-Version: 1.0.`,
   );
 }
@@ -70,15 +69,16 @@ export async function a2aJsonRpc(ctx: A2aContext): Promise<Reply> {
       ? METHODS[request.method as A2aMethod]
       : undefined;
     if (operation === undefined)
-      throw new A2aError(
-        'methodNotFound',
+      throw a2aRefusal('methodNotFound', 'no_method',
         `Method not found: ${request.method.slice(0, 60)}. A2A 1.0 names methods like SendMessage and GetTask.`,
       );
     ctx.note({ a2a_method: request.method });
     const result = await operation({ ctx, holder, params: request.params });
     return { status: 200, body: rpcResult(id, result) };
   } catch (err) {
-    return refused(ctx, err, (error) => rpcErrorReply(id, error));
+    // Refused before the body was read (the version, the credential): the body still says the id.
+    const answerId = id ?? (await ctx.rpcId());
+    return refused(ctx, err, (error) => rpcErrorReply(answerId, error));
   }
 }
 
@@ -91,7 +91,7 @@ export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Rec
       const holder = presentCredential(ctx);
       const body = source === 'body' ? await ctx.readJson(A2A_BODY_BYTES, { mediaTypes: MEDIA_TYPES, empty: {} }) : {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new A2aError('invalidParams', 'The body must be a JSON object.');
+        throw a2aRefusal('invalidParams', 'invalid_params', 'The body must be a JSON object.');
       }
       const fromPath = Object.fromEntries(
         Object.entries(ctx.params).map(([name, value]) => [rename[name] ?? name, value]),
@@ -113,7 +113,8 @@ function refused(ctx: RequestContext, err: unknown, reply: (error: A2aError) => 
 }
 
 /** The route policies' refusal answers: for what is refused before a binding runs (Origin, the URL, limits). */
-export const rpcRefusal = (refusal: Refusal): Reply => rpcErrorReply(null, a2aErrorOf(refusal, asRefusalOnly));
+export const rpcRefusal = (refusal: Refusal, id: RpcId | null): Reply =>
+  rpcErrorReply(id, a2aErrorOf(refusal, asRefusalOnly));
 export const httpRefusal = (refusal: Refusal): Reply => httpErrorReply(a2aErrorOf(refusal, asRefusalOnly));
 
 /** For a value that is a refusal already: nothing is left to log. */

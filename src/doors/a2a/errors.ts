@@ -4,8 +4,9 @@
 // rendered for each binding: a JSON-RPC error, or an HTTP+JSON google.rpc.Status body.
 
 import type { Reply } from '../../http/request-handler.ts';
-import type { RpcError } from '../jsonrpc.ts';
-import type { Reason, Refusal } from '../../refusals/refusal.ts';
+import { RpcError } from '../jsonrpc.ts';
+import { refuse, type Reason, type Refusal } from '../../refusals/refusal.ts';
+import type { PROTOCOL_REFUSALS } from '../../refusals/protocol-refusals.ts';
 import type { Terms } from '../../refusals/terms.ts';
 
 /** How a door names what a client sends: A2A's fields, where REST names headers. */
@@ -49,7 +50,6 @@ const kind = (rpc: number, http: number, status: string, reason: string, domain 
 
 export const KINDS = {
   taskNotFound: kind(-32001, 404, 'NOT_FOUND', 'TASK_NOT_FOUND'),
-  taskNotCancelable: kind(-32002, 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE'),
   unsupportedOperation: kind(-32004, 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'),
   contentTypeNotSupported: kind(-32005, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED'),
   versionNotSupported: kind(-32009, 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED'),
@@ -81,20 +81,31 @@ export const KINDS = {
 } as const;
 export type KindName = keyof typeof KINDS;
 
-/** An A2A refusal of the door's own (a protocol rule: version, parts, ids), or one of the catalogue's, named. */
+/**
+ * A refusal as the A2A door answers it: A2A's kind of error (its code, status and coarse ErrorInfo
+ * reason) and the catalogue's refusal, whose reason every answer carries in ErrorInfo.metadata.reason.
+ */
 export class A2aError {
   readonly kind: KindName;
+  readonly reason: Reason;
   readonly message: string;
   readonly headers: Record<string, string>;
   /** a reused messageId: told apart in a google.rpc.BadRequest detail */
   readonly reused: boolean;
-  constructor(kindName: KindName, message: string, headers: Record<string, string> = {}, reused = false) {
+  constructor(kindName: KindName, refusal: Refusal, message = refusal.messageIn(A2A_TERMS)) {
     this.kind = kindName;
+    this.reason = refusal.reason;
     this.message = message;
-    this.headers = headers;
-    this.reused = reused;
+    this.headers = refusal.headers;
+    this.reused = refusal.reason === 'creation_key_used' || refusal.reason === 'follow_up_key_conflict';
   }
 }
+
+/** A refusal of the A2A door's own protocol (version, parts, params), of A2A's `kind`, with its sentence. */
+export function a2aRefusal(kind: KindName, reason: ProtocolReason, sentence: string): A2aError {
+  return new A2aError(kind, refuse(reason, sentence));
+}
+type ProtocolReason = keyof typeof PROTOCOL_REFUSALS;
 
 /** Which A2A error each refusal of the catalogue is; any other is invalid params. */
 const BY_REASON: Partial<Record<Reason, KindName>> = {
@@ -142,12 +153,11 @@ const BY_REASON: Partial<Record<Reason, KindName>> = {
  */
 export function a2aErrorOf(err: unknown, refusalOf: (err: unknown) => Refusal): A2aError {
   if (err instanceof A2aError) return err;
-  if (isRpcError(err)) return fromRpcError(err);
+  if (err instanceof RpcError) return fromRpcError(err);
   return fromRefusal(refusalOf(err));
 }
 
 function fromRefusal(refusal: Refusal): A2aError {
-  const reused = refusal.reason === 'creation_key_used' || refusal.reason === 'follow_up_key_conflict';
   const taskNotFound: Partial<Record<Reason, string>> = {
     expired: 'Task not found: its credential has expired; open a new conversation to continue.',
     // never says whether the id is another conversation's
@@ -155,11 +165,7 @@ function fromRefusal(refusal: Refusal): A2aError {
     bad_conversation_id: 'Task not found: a credential opens only its own task; send that task id, or none.',
   };
   const message = taskNotFound[refusal.reason] ?? refusal.messageIn(A2A_TERMS);
-  return new A2aError(BY_REASON[refusal.reason] ?? 'invalidParams', message, refusal.headers, reused);
-}
-
-function isRpcError(err: unknown): err is RpcError {
-  return typeof err === 'object' && err !== null && 'error' in err && 'status' in err && 'headers' in err;
+  return new A2aError(BY_REASON[refusal.reason] ?? 'invalidParams', refusal, message);
 }
 
 function fromRpcError(err: RpcError): A2aError {
@@ -168,13 +174,16 @@ function fromRpcError(err: RpcError): A2aError {
     [-32600]: 'invalidRequest',
     [-32601]: 'methodNotFound',
   };
-  return new A2aError(byCode[err.error.code] ?? 'invalidParams', err.error.message);
+  return new A2aError(byCode[err.error.code] ?? 'invalidParams', err.refusal, err.error.message);
 }
 
-/** The error's details: ErrorInfo always; BadRequest for a reused messageId; RetryInfo with Retry-After. */
+/**
+ * The error's details: ErrorInfo always, A2A's coarse reason beside the catalogue's in its metadata;
+ * BadRequest for a reused messageId; RetryInfo with Retry-After.
+ */
 function details(error: A2aError): object[] {
   const { reason, domain } = KINDS[error.kind];
-  const found: object[] = [{ '@type': `${TYPE}ErrorInfo`, reason, domain }];
+  const found: object[] = [{ '@type': `${TYPE}ErrorInfo`, reason, domain, metadata: { reason: error.reason } }];
   if (error.reused) {
     const violation = { field: 'message.messageId', description: error.message, reason: 'MESSAGE_ID_REUSED' };
     found.push({ '@type': `${TYPE}BadRequest`, fieldViolations: [violation] });

@@ -12,7 +12,7 @@ import { checkRegisteredUrl, checkStaticUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
 import type { PushTarget } from '../../store/outbox.ts';
-import { A2aError } from './errors.ts';
+import { a2aRefusal } from './errors.ts';
 import {
   historyLengthOf,
   inboundMessage,
@@ -38,8 +38,7 @@ export interface A2aCall {
 }
 
 const unsupported = (what: string) =>
-  new A2aError(
-    'unsupportedOperation',
+  a2aRefusal('unsupportedOperation', 'unsupported_operation',
     `${what} is not supported: a human answers hours later; poll the task or register a push notification config.`,
   );
 
@@ -67,7 +66,7 @@ export async function sendMessage(call: A2aCall) {
   const conversation = call.holder;
   if (inbound.taskId !== undefined) ownTask(conversation, inbound.taskId);
   if (inbound.contextId !== undefined && inbound.contextId.toLowerCase() !== conversation.id) {
-    throw new A2aError('invalidParams', "`message.contextId` must be the task's contextId (its id), or absent.");
+    throw a2aRefusal('invalidParams', 'invalid_params', "`message.contextId` must be the task's contextId (its id), or absent.");
   }
   const result = await app.followUp(
     conversation,
@@ -119,17 +118,17 @@ export function listTasks(call: A2aCall) {
   const { params } = call;
   refuseTenant(params);
   if (member(params, 'pageToken') !== undefined)
-    throw new A2aError('invalidParams', '`pageToken` must be empty: there is one page.');
+    throw a2aRefusal('invalidParams', 'invalid_params', '`pageToken` must be empty: there is one page.');
   const pageSize = integerMember(params, 'pageSize', 1, 100) ?? 50;
   const historyLength = historyLengthOf(params);
   const status = stringMember(params, 'status');
   const ignored = [undefined, 'UNRECOGNIZED', 'TASK_STATE_UNSPECIFIED'];
   if (!ignored.includes(status) && !TASK_STATES.includes(status as string)) {
-    throw new A2aError('invalidParams', `\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
+    throw a2aRefusal('invalidParams', 'invalid_params', `\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
   }
   const after = stringMember(params, 'statusTimestampAfter');
   if (after !== undefined && Number.isNaN(Date.parse(after))) {
-    throw new A2aError('invalidParams', '`statusTimestampAfter` must be an ISO 8601 time.');
+    throw a2aRefusal('invalidParams', 'invalid_params', '`statusTimestampAfter` must be an ISO 8601 time.');
   }
   const conversation = holderOf(call);
   takePoll(app, conversation, 0, 0); // a task shows the whole conversation: its news is all there is
@@ -158,7 +157,7 @@ export function unsupportedStream(call: A2aCall): never {
 }
 export function unsupportedExtendedCard(call: A2aCall): never {
   refuseTenant(call.params);
-  throw new A2aError('unsupportedOperation', 'This agent has no extended agent card.');
+  throw a2aRefusal('unsupportedOperation', 'unsupported_operation', 'This agent has no extended agent card.');
 }
 
 /**
@@ -204,7 +203,7 @@ export async function deletePushConfig(call: A2aCall) {
 
 function configId(params: Json): string {
   const id = stringMember(params, 'id');
-  if (id === undefined) throw new A2aError('invalidParams', '`id` (the push notification config id) is required.');
+  if (id === undefined) throw a2aRefusal('invalidParams', 'invalid_params', '`id` (the push notification config id) is required.');
   return id;
 }
 

@@ -11,7 +11,7 @@ import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation, Message } from '../../store/store.ts';
 import { taskState } from '../../rules/task-state.ts';
 import { idempotencyKey, messageText, metadataOf } from '../../rules/validate.ts';
-import { A2aError } from './errors.ts';
+import { a2aRefusal } from './errors.ts';
 
 export const HISTORY_DEFAULT = 100; // messages a task shows when historyLength is unset, and at most
 
@@ -35,7 +35,7 @@ function snakeCase(name: string): string {
   return snake;
 }
 
-const invalid = (message: string) => new A2aError('invalidParams', message);
+const invalid = (message: string) => a2aRefusal('invalidParams', 'invalid_params', message);
 
 /** An object member, or {} when absent; InvalidParams when it is anything else. */
 export function objectMember(object: Json, name: string): Json {
@@ -96,7 +96,7 @@ export function inboundMessage(params: Json): Inbound {
     typeof part.text !== 'string' ||
     !(mediaType === undefined || mediaType === 'text/plain')
   ) {
-    throw new A2aError('contentTypeNotSupported', 'Only one text part is accepted (mediaType text/plain or none).');
+    throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', 'Only one text part is accepted (mediaType text/plain or none).');
   }
   const rawKey = member(m, 'messageId');
   if (rawKey === undefined) throw invalid('`message.messageId` is required: a new unique id (a UUID) per message.');

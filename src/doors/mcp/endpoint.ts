@@ -10,7 +10,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { Reply, RequestContext } from '../../http/request-handler.ts';
 import { doorPreflightHeaders, MCP_DOOR } from '../../http/origins.ts';
-import { readRpcRequest, rpcError, RpcError, rpcResult, shown, type RpcId, type RpcRequest } from '../jsonrpc.ts';
+import {
+  readRpcRequest,
+  refusalAsRpcError,
+  rpcError,
+  RpcError,
+  rpcResult,
+  shown,
+  type RpcId,
+  type RpcRequest,
+} from '../jsonrpc.ts';
+import { refuse, type Refusal } from '../../refusals/refusal.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
 import { TOOL_NAMES } from '../../guide/contact.ts';
 import { instructions } from './tool-list.ts';
@@ -30,17 +40,24 @@ const CACHEABLE = { ttlMs: 3_600_000, cacheScope: 'public' }; // the tool list c
 const mismatch = (header: string, sent: string | undefined, body: unknown) =>
   new RpcError(
     -32020,
-    `Header mismatch: ${header} is ${sent === undefined ? 'missing' : shown(sent, 100)}, ` +
-      `and the body says ${shown(body)}.`,
+    refuse(
+      'header_mismatch',
+      `Header mismatch: ${header} is ${sent === undefined ? 'missing' : shown(sent, 100)}, ` +
+        `and the body says ${shown(body)}.`,
+    ),
     400,
   );
 const unsupported = (requested: unknown) =>
   new RpcError(
     -32022,
-    `Unsupported protocol version ${shown(requested, 40)}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`,
+    refuse(
+      'protocol_version',
+      `Unsupported protocol version ${shown(requested, 40)}; this server speaks ${SUPPORTED_VERSIONS.join(', ')}.`,
+    ),
     400,
     { supported: SUPPORTED_VERSIONS, ...(typeof requested === 'string' && { requested: requested.slice(0, 40) }) },
   );
+const invalidParams = (message: string) => new RpcError(-32602, refuse('invalid_params', message), 400);
 
 /** POST /mcp */
 export async function mcp(ctx: RequestContext): Promise<Reply> {
@@ -58,9 +75,18 @@ export async function mcp(ctx: RequestContext): Promise<Reply> {
       : result;
     return { status: 200, body: rpcResult(id, complete) };
   } catch (err) {
-    if (!(err instanceof RpcError)) throw err; // HTTP-level refusals (413, 415) keep the REST error body
+    if (!(err instanceof RpcError)) throw err; // a refusal of the catalogue: answered by mcpRefusal, with the id
     return { status: err.status, body: rpcError(id, err.error) };
   }
+}
+
+/**
+ * How /mcp answers a refusal made outside a JSON-RPC method (the request limit, Origin and Host, the
+ * body's size and type, a signature on anything but a tool call): a JSON-RPC error with the refusal's
+ * status, its reason in `error.data.reason`, and the request's id when its body says one.
+ */
+export function mcpRefusal(refusal: Refusal, id: RpcId | null): Reply {
+  return { status: refusal.status, body: rpcError(id, refusalAsRpcError(refusal)), headers: refusal.headers };
 }
 
 /** Whether the request is of the stateless 2026-07-28 revision, after checking the headers that say so. */
@@ -73,11 +99,7 @@ function isModern(req: IncomingMessage, request: RpcRequest): boolean {
   if (version === undefined) {
     if (sentVersion === undefined || HANDSHAKE_VERSIONS.includes(sentVersion)) return false; // none: 2025-03-26
     if (sentVersion === MODERN)
-      throw new RpcError(
-        -32602,
-        `Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`,
-        400,
-      );
+      throw invalidParams(`Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`);
     throw unsupported(sentVersion);
   }
   // A handshake revision's client may name its version in _meta too: it is served as that revision,
@@ -93,11 +115,9 @@ function isModern(req: IncomingMessage, request: RpcRequest): boolean {
     throw mismatch('Mcp-Name', header('mcp-name'), request.params.name);
   const capabilities = (meta as Record<string, unknown>)[CAPABILITIES_KEY];
   if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
-    throw new RpcError(
-      -32602,
+    throw invalidParams(
       `Invalid params: ${MODERN} requires params._meta["${CAPABILITIES_KEY}"] on every request, an object ({} ` +
         'when the client declares none).',
-      400,
     );
   }
   return true;
@@ -131,7 +151,7 @@ async function dispatch(ctx: RequestContext, request: RpcRequest, modern: boolea
     const result = await callTool(ctx, request.params.name, request.params.arguments);
     if (result === undefined) {
       const name = shown(request.params.name);
-      throw new RpcError(-32602, `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`);
+      throw new RpcError(-32602, refuse('unknown_tool', `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`));
     }
     const refused = result.refusal && { tool_refusal: result.refusal.status, refusal: result.refusal.reason };
     ctx.note({ tool: request.params.name as string, ...refused }); // a known tool's name: callTool found it
@@ -139,7 +159,7 @@ async function dispatch(ctx: RequestContext, request: RpcRequest, modern: boolea
     return toolResult;
   }
   // The 2026-07-28 revision answers an unknown method with 404; the handshake's revisions in band.
-  throw new RpcError(-32601, `Method not found: ${shown(method)}.`, modern ? 404 : 200);
+  throw new RpcError(-32601, refuse('no_method', `Method not found: ${shown(method)}.`), modern ? 404 : 200);
 }
 
 /** OPTIONS /mcp: 204 like every path; the CORS preflight headers only for an allowed origin. */

@@ -28,7 +28,7 @@ export function managingTools() {
     {
       ...tool('set_webhook', 'Be told of replies by webhook', CHANGES, SCHEMAS.WebhookCreated),
       description:
-        "Register a URL that is POSTed to when the owner replies, closes or reopens your conversation: thin " +
+        'Register a URL that is POSTed to when the owner replies, closes or reopens your conversation: thin ' +
         'events signed as Standard Webhooks says (verify them with the secret), delivered at least once ' +
         '(deduplicate by webhook-id), naming what changed, never the text: read it with read_messages. One ' +
         'webhook per conversation; calling again replaces it with a new secret. The secret is shown only in ' +

@@ -73,4 +73,3 @@ export const tool = (name: ToolName, title: string, annotations: object, outputS
   annotations,
   outputSchema: inlined(outputSchema),
 });
-

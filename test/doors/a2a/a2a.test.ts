@@ -49,7 +49,8 @@ test('A2A-Version is required, as a header or in the query; 0.3 or none is refus
     });
     assert.equal(refused.status, 200);
     assert.equal(refused.body.error.code, -32009);
-    assert.equal(refused.body.id, null, 'refused before the envelope was read');
+    assert.equal(refused.body.id, 1, 'refused before the envelope was needed: its id is still echoed');
+    assert.equal(refused.body.error.data[0].metadata.reason, 'protocol_version');
     assert.match(refused.body.error.message, /Send A2A-Version: 1\.0/);
   }
   const http = await request(service.url, 'GET', '/a2a/tasks/x');

@@ -97,6 +97,10 @@ test('the 2025-11-25 client (@modelcontextprotocol/sdk 1.x) runs a whole convers
       'check_updates',
       'read_messages',
       'get_conversation',
+      'close_conversation',
+      'set_webhook',
+      'get_webhook',
+      'delete_webhook',
     ],
   );
   await wholeConversation(service, clock, (name, args) => client.callTool({ name, arguments: args }));
@@ -112,7 +116,7 @@ test('pinned 2026-07-28 client (@modelcontextprotocol/client 2.x) runs a whole c
   await client.connect(new ModernTransport(new URL(`${service.url}/mcp`)));
   t.after(() => client.close());
   assert.equal(client.getServerVersion()?.name, 'agent-contact-service');
-  assert.equal((await client.listTools()).tools.length, 7);
+  assert.equal((await client.listTools()).tools.length, 11);
   await wholeConversation(service, clock, (name, args) => client.callTool({ name, arguments: args }));
 });
 

@@ -63,13 +63,14 @@ test('2026-07-28: server/discover, resultType on every result, serverInfo in _me
   for (const tool of list.body.result.tools) {
     assert.deepEqual(Object.keys(tool), ['name', 'title', 'annotations', 'outputSchema', 'description', 'inputSchema']);
     assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
-    const reads = !['open_conversation', 'send_message'].includes(tool.name);
+    const changes = ['open_conversation', 'send_message', 'set_webhook', 'close_conversation', 'delete_webhook'];
+    const ends = ['close_conversation', 'delete_webhook'].includes(tool.name); // reversible only by the owner
     assert.deepEqual(
       tool.annotations,
       {
-        readOnlyHint: reads,
-        destructiveHint: false,
-        idempotentHint: tool.name !== 'open_conversation',
+        readOnlyHint: !changes.includes(tool.name),
+        destructiveHint: ends,
+        idempotentHint: !['open_conversation', 'set_webhook'].includes(tool.name), // each gives something anew
         openWorldHint: false,
       },
       tool.name,

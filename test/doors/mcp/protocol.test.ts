@@ -111,7 +111,7 @@ test('an unsupported version -32022 lists those supported; 2026-07-28 only in th
   );
   assert.deepEqual(
     [future.status, future.body.error.code, future.body.error.data],
-    [400, -32022, { supported: SUPPORTED, requested: '2099-01-01' }],
+    [400, -32022, { reason: 'protocol_version', supported: SUPPORTED, requested: '2099-01-01' }],
   );
   const legacyUnknown = await expectError(
     service,
