@@ -75,7 +75,10 @@ test('web-bot-auth signing for another host does not verify here', async () => {
   const elsewhere = serviceRequest(headers, { authority: 'other.example' });
   assert.deepEqual(judged(headers, elsewhere).judgement, {
     kind: 'invalid',
-    problem: 'the signature does not verify (was it made for another host? this service is other.example)',
+    problem:
+      'the signature does not verify over the base this service rebuilt: authority other.example (this ' +
+      "service's public host, whatever Host says), covered components in this order: " +
+      '"@authority" "signature-agent"; compare each line with the base you signed',
   });
 });
 
