@@ -159,7 +159,7 @@ function readHosts(env: Env, name: string): string[] {
     .filter((value) => value !== '')
     .map((value) => {
       if (!isHostEntry(value) || value.length > 253) {
-        const what = 'comma-separated hosts, each a name or an address with an optional port, such as 127.0.0.1:8080';
+        const what = 'comma-separated hosts, each a name or an address with an optional port, such as 127.0.0.1:9000';
         throw new ConfigError(`${name} must be ${what}, got "${value}"`);
       }
       return value;

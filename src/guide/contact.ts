@@ -62,8 +62,8 @@ function protocolSteps(config: RunningConfig): string[] {
       `Or be told: PUT ${base}/conversations/{id}/webhook with {"url": "https://…"} and your credential returns ` +
       'a signing secret once; the owner\'s replies, closes and reopens are then POSTed there, signed as Standard ' +
       'Webhooks says, at least once (deduplicate by webhook-id), without message text: read it as in step 5. ' +
-      'The URL must use https and resolve to public addresses only; to test with a receiver on your own machine, ' +
-      'run your own copy of this service with OUTBOUND_ALLOWED_HOSTS=127.0.0.1:<port>.',
+      'The URL must use https and resolve to public addresses only; to test with a receiver on your own machine ' +
+      '(say on port 9000), run your own copy of this service with OUTBOUND_ALLOWED_HOSTS=127.0.0.1:9000 npm start.',
     `5. Read: GET ${base}/conversations/{id}/messages?after=<last seq you read> returns {items, has_more, ` +
       'next_after}; each message is {seq, author: client|owner, message, created_at}, and a client message ' +
       'verified_agent. Then continue with step 3.',

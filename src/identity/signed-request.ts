@@ -225,11 +225,21 @@ export function judgeSignature(
     if (!(err instanceof Error) || err.constructor !== Error) throw err;
     return invalid(err.message);
   }
-  if (!verify(null, Buffer.from(base, 'latin1'), key, signed.signature)) {
-    const host = request.authority;
-    return invalid(`the signature does not verify (was it made for another host? this service is ${host})`);
-  }
+  if (!verify(null, Buffer.from(base, 'latin1'), key, signed.signature)) return doesNotVerify(signed, request);
   return { kind: 'verified', identity: signed.identity };
+}
+
+/**
+ * A signature that does not verify names what the base was rebuilt from, the service's authority and the
+ * covered components in order, for the signer to compare with its own base: no guess at the cause.
+ */
+function doesNotVerify(signed: SignedRequest, request: SignedRequestFacts): Invalid {
+  const covered = excerpt(signed.covered.map(componentIdentifier).join(' ')); // identifiers are the client's
+  return invalid(
+    `the signature does not verify over the base this service rebuilt: authority ${request.authority} ` +
+      `(this service's public host, whatever Host says), covered components in this order: ${covered}; ` +
+      'compare each line with the base you signed',
+  );
 }
 
 function invalid(problem: string): Invalid {

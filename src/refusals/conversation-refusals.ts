@@ -114,8 +114,8 @@ export const CONVERSATION_REFUSALS = {
     (t: Terms, rule: string, local: boolean) =>
       `The ${t.field} \`url\` cannot be used: ${rule}.` +
       (local
-        ? ' To test with a receiver on your own machine, run your own copy of this service with its host and ' +
-          'port allowed: OUTBOUND_ALLOWED_HOSTS=127.0.0.1:8080 npm start (each service\'s owner chooses its own).'
+        ? ' To test with a receiver on your own machine (say on port 9000), run your own copy of this service ' +
+          'with its host and port allowed: OUTBOUND_ALLOWED_HOSTS=127.0.0.1:9000 npm start.'
         : ''),
   ),
   outbound_busy: entry(503, ['webhook', 'a2a'],

@@ -1,6 +1,7 @@
 // Requests signed by two independent implementations, installed as dev dependencies, verified here
 // in both Signature-Agent forms: web-bot-auth 0.1.3 (Cloudflare's, what agents use today, on
 // WebCrypto) and http-message-signatures 1.0.6 (a general RFC 9421 implementation by another author).
+// The web-bot-auth tests hold what docs/verified-agents.md says of it.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,24 +31,29 @@ function judged(headers: Record<string, string | string[]>, facts = serviceReque
   return { signed, judgement: judgeSignature(signed, facts, KEY.publicKey, NOW) };
 }
 
-/** Headers of a request signed by web-bot-auth for this service, with the given Signature-Agent. */
-async function cloudflareSigned(agent: string, components?: Parameters<typeof signatureHeaders>[2]['components']) {
+/** Headers of a request signed by web-bot-auth for this service, with the given Signature-Agent and label. */
+async function cloudflareSigned(
+  agent: string,
+  components?: Parameters<typeof signatureHeaders>[2]['components'],
+  label = 'sig1',
+) {
   const signer = await signerFromJWK(KEY.jwk);
   assert.equal(signer.keyid, KEY.keyid, 'Cloudflare computes the same RFC 7638 thumbprint');
   const request = new Request(SERVICE_URL, { method: 'POST', headers: { 'Signature-Agent': agent } });
   const signature = await signatureHeaders(request, signer, {
     created: new Date(CREATED * 1000),
     expires: new Date((CREATED + 300) * 1000),
-    key: 'sig1',
+    key: label, // the option names the signature's label (Signature-Input's member), not a component
     ...(components === undefined ? {} : { components }),
   });
   return lowerCased({ 'Signature-Agent': agent, ...signature });
 }
 
-test('web-bot-auth 0.1.3 covering a dictionary member by key signs the whole field: it does not verify', async () => {
-  // Its http-message-sig 0.2.0 puts `"signature-agent";key="sig1": sig1="https://agent.example"` in the
-  // base, where RFC 9421 section 2.1.2 (and the draft's vectors) have the member alone. Fixed in the
-  // repository since (cloudflare/web-bot-auth 6d03bc5, 2026-05-26), in no release web-bot-auth 0.1.3 accepts.
+test('web-bot-auth 0.1.3 covering one member (a key parameter) signs the whole field: it does not verify', async () => {
+  // A component with a key parameter (not the `key` option, which names the label): its http-message-sig
+  // 0.2.0 puts `"signature-agent";key="sig1": sig1="https://agent.example"` in the base, where RFC 9421
+  // section 2.1.2 (and the draft's vectors) have the member alone. Fixed in the repository since
+  // (cloudflare/web-bot-auth 6d03bc5, 2026-05-26), in no release web-bot-auth 0.1.3 accepts.
   const components = ['@authority', { name: 'signature-agent', parameters: new Map([['key', 'sig1']]) }];
   const headers = await cloudflareSigned('sig1="https://agent.example"', components);
   assert.match(headers['signature-input'] as string, /^sig1=\("@authority" "signature-agent";key="sig1"\);created=/);
@@ -70,12 +76,24 @@ test('web-bot-auth signing a dictionary Signature-Agent covered whole, its defau
   assert.deepEqual(judgement, { kind: 'verified', identity: 'https://agent.example/keys.json' });
 });
 
+test("web-bot-auth's key option names the signature's label: covering the field whole, it is verified", async () => {
+  const headers = await cloudflareSigned('agent="https://agent.example"', undefined, 'agent');
+  assert.match(headers['signature-input'] as string, /^agent=\("@authority" "signature-agent"\);created=/);
+  assert.match(headers.signature as string, /^agent=:/);
+  const { signed, judgement } = judged(headers);
+  assert.equal(signed.label, 'agent');
+  assert.deepEqual(judgement, { kind: 'verified', identity: 'https://agent.example' });
+});
+
 test('web-bot-auth signing for another host does not verify here', async () => {
   const headers = await cloudflareSigned('"https://agent.example"');
   const elsewhere = serviceRequest(headers, { authority: 'other.example' });
   assert.deepEqual(judged(headers, elsewhere).judgement, {
     kind: 'invalid',
-    problem: 'the signature does not verify (was it made for another host? this service is other.example)',
+    problem:
+      'the signature does not verify over the base this service rebuilt: authority other.example (this ' +
+      "service's public host, whatever Host says), covered components in this order: " +
+      '"@authority" "signature-agent"; compare each line with the base you signed',
   });
 });
 

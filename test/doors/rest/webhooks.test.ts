@@ -192,7 +192,7 @@ test('registration refuses every address the service must not call, naming the r
     assertRefused(response, 400, new RegExp(`The field \`url\` cannot be used: .*(${says.source})`), url.slice(0, 60));
     // Where a developer's local receiver is refused (http, a private address), the answer says how to test.
     const local = !/^(ftp:|not a url)|user:pass|a{2100}/.test(url);
-    assert.equal(/OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:8080 npm start/.test(response.text), local, url.slice(0, 60));
+    assert.equal(/OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:9000 npm start/.test(response.text), local, url.slice(0, 60));
   }
   assertRefused(
     await request(service.url, 'PUT', `/api/v1/conversations/${conversation.id}/webhook`, {
@@ -217,12 +217,16 @@ test('a webhook is registered only with the credential', async (t) => {
   );
 });
 
-test('contact-info, /llms.txt and the README say how to test a webhook with a local receiver', async (t) => {
+test('contact-info, /llms.txt, the README and the API guide give one command for a local receiver', async (t) => {
+  // The README's receiver listens on 9000 (8080 is the service's own): every hint names that one command.
+  const command = /OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:9000 npm start/;
   const service = await startTestService(t);
   const info = await request(service.url, 'GET', '/api/v1/contact-info');
-  assert.match(JSON.stringify(info.body.protocol), /OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:<port>/);
+  assert.match(JSON.stringify(info.body.protocol), new RegExp(`receiver on your own machine .*${command.source}`));
   const llms = await request(service.url, 'GET', '/llms.txt');
-  assert.match(llms.text, /to test with a receiver on your own machine, run your own copy of this service with/);
+  assert.match(llms.text, new RegExp(`to test with a receiver on your own machine .*${command.source}`));
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
-  assert.match(readme, /to try a receiver on your own machine, .*`OUTBOUND_ALLOWED_HOSTS=127\.0\.0\.1:9000 npm start`/);
+  assert.match(readme, new RegExp(`to try a receiver on your own machine, .*\`${command.source}\``));
+  const api = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.match(api, new RegExp(`\`${command.source}\`, and register \`http://127\\.0\\.0\\.1:9000/…\``));
 });
