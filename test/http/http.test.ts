@@ -114,6 +114,7 @@ test('health gets 500 with the error body when the database cannot answer', asyn
   service.store.db.exec('DROP TABLE listings'); // the query health runs now fails
   const response = await request(service.url, 'GET', '/api/v1/health');
   const message = assertRefused(response, 500, /could not complete this request\. Nothing was stored/);
+  assert.equal(response.body.error.reason, 'internal');
   assert.doesNotMatch(message, /SQL|listings|no such table/i);
   assert.equal(service.logs.filter((entry) => entry.level === 'error').length, 1);
 });
@@ -172,7 +173,7 @@ test('malformed HTTP still gets the error body', async (t) => {
     `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,
   );
   assert.match(huge, /^HTTP\/1\.1 431 /);
-  assert.match(huge, /"code":431/);
+  assert.match(huge, /"code":431,"reason":"headers_too_large"/);
 });
 
 test('a missing or repeated Host and an unknown Expect get the error body, and a log line', async (t) => {

@@ -45,8 +45,10 @@ test('REST and MCP refusals carry the same reason beside the code and the messag
     token: 'f'.repeat(64),
   });
   assert.equal(unknown.body.error.reason, 'unknown_credential');
-  assert.equal((await tool('get_conversation', { ...credential, access_token: 'f'.repeat(64) })).reason,
-    'unknown_credential');
+  assert.equal(
+    (await tool('get_conversation', { ...credential, access_token: 'f'.repeat(64) })).reason,
+    'unknown_credential',
+  );
 
   for (let i = 0; i < 2; i++) {
     const stored = await request(service.url, 'POST', `/api/v1/conversations/${opened.id}/messages`, {
@@ -70,7 +72,12 @@ test('the OpenAPI document lists every reason a client can be given, each under 
   const service = await startTestService(t);
   const document = (await request(service.url, 'GET', '/api/v1/openapi.json')).body;
   const listed = document.components.schemas.Error.properties.error.properties.reason.enum as string[];
-  assert.deepEqual([...listed].sort(), clientReasons().map(({ reason }) => reason).sort());
+  assert.deepEqual(
+    [...listed].sort(),
+    clientReasons()
+      .map(({ reason }) => reason)
+      .sort(),
+  );
   const described = JSON.stringify(document);
   for (const { reason } of clientReasons()) assert.ok(described.includes(`\`${reason}\`:`), `${reason} is described`);
   const perStatus = JSON.stringify(document.paths['/api/v1/conversations/{id}/messages'].post.responses['429']);

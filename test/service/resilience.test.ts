@@ -147,6 +147,7 @@ test('a write lock held past the busy timeout refuses the POST with Retry-After;
     });
   const refused = await post();
   assertRefused(refused, 500, /database is busy\. Nothing was stored; retry shortly with the same Idempotency-Key/);
+  assert.equal(refused.body.error.reason, 'database_busy');
   assert.equal(refused.headers.get('retry-after'), '2');
   assert.equal(
     (await request(service.url, 'GET', `/api/v1/conversations/${id}/messages`, { token })).status,
@@ -182,6 +183,7 @@ test('a full disk refuses the POST without acknowledging it; the server recovers
       json: { message: 'y'.repeat(8000) },
     });
   assertRefused(refused, 500, /cannot store anything right now\. Nothing was stored/);
+  assert.equal(refused.body.error.reason, 'database_unavailable');
   assert.equal(refused.headers.get('retry-after'), '30');
   service.store.db.exec('PRAGMA max_page_count = 1073741823');
   const retried = await post();
