@@ -95,7 +95,7 @@ export function signed<C extends RequestContext>(
     }
     if (verdict === null) return handler(ctx); // unsigned: nothing awaited, nothing fetched
     return verdict.then(
-      (verified) => handler({ ...ctx, client: { ...ctx.client, agent: verified.identity, signature: verified.signature } }),
+      ({ identity, signature }) => handler({ ...ctx, client: { ...ctx.client, agent: identity, signature } }),
       (err: unknown) => refused(ctx, err),
     );
   };

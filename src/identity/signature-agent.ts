@@ -75,7 +75,8 @@ function agentUrl(text: string, isAllowedHttp: (url: URL) => boolean): URL {
   if (url === null) throw new Error(`the Signature-Agent value "${excerpt(text)}" is not an absolute URL`);
   // http to a host and port the owner did not allow can never be fetched: a mistake to fix, not to retry
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowedHttp(url))) {
-    const only = url.protocol === 'http:' ? ' (http is only for the hosts and ports the owner of this service allows)' : '';
+    const allowed = ' (http is only for the hosts and ports the owner of this service allows)';
+    const only = url.protocol === 'http:' ? allowed : '';
     throw new Error(`the Signature-Agent URL ${excerpt(text)} must use https${only}`);
   }
   if (url.username !== '' || url.password !== '') {

@@ -119,7 +119,9 @@ export const CONVERSATION_PATHS = {
         'No body. The conversation stays readable and its follow-ups get 410; the owner may still reply or ' +
         'reopen it. Idempotent: closing a closed conversation answers its record as it is. closed_by says who ' +
         'closed it; a webhook gets conversation.closed with closed_by "agent".',
-      ok: { '200': { description: 'Closed (or closed already): the conversation.', content: json(ref('Conversation')) } },
+      ok: {
+        '200': { description: 'Closed (or closed already): the conversation.', content: json(ref('Conversation')) },
+      },
     }),
   },
   '/api/v1/conversations/{id}/webhook': {

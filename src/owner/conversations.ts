@@ -89,10 +89,10 @@ function inbox(store: Store, all: boolean, json: boolean): void {
   const rows = store.owner.inbox(all);
   if (json) {
     const items = rows.map(
-      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, verified_agent, closed_by }) => ({
+      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, ...row }) => ({
         id,
         status,
-        closed_by,
+        closed_by: row.closed_by,
         blocked: blocked === 1,
         waiting_for_reply: status === 'open' && blocked === 0,
         message_count: last_seq,
@@ -100,8 +100,8 @@ function inbox(store: Store, all: boolean, json: boolean): void {
         last_author,
         agent_name: agentName(metadata),
         agent_name_verified: false,
-        verified_agent,
-        contact: isContact(store, verified_agent),
+        verified_agent: row.verified_agent,
+        contact: isContact(store, row.verified_agent),
         preview: oneLine(last_message, 80),
       }),
     );
@@ -116,7 +116,8 @@ function inbox(store: Store, all: boolean, json: boolean): void {
     const status = row.closed_by === 'agent' ? 'closed by the agent' : row.status.padEnd(9);
     console.log(
       `${mark}${row.id}  ${status} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(store, row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
+        `${agentLabel(store, row.metadata, row.verified_agent)}  ` +
+        `${row.last_author}: "${shownShort(row.last_message, 60)}"`,
     );
   }
 }

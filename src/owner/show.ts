@@ -98,7 +98,8 @@ function blockedNote(conversation: Conversation): string {
   const by = conversation.blocked_by;
   if (by === null) return ' (blocked)';
   if (by.startsWith('site:')) return ` (blocked with the site ${shown(by.slice('site:'.length))})`;
-  return by.startsWith('agent:') ? ' (blocked with its sender, the verified agent)' : ' (blocked with its sender\'s address)';
+  const sender = by.startsWith('agent:') ? 'its sender, the verified agent' : "its sender's address";
+  return ` (blocked with ${sender})`;
 }
 
 /** Where the agent asked to be told of replies, and how delivery went: never a secret or token. */

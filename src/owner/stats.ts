@@ -72,7 +72,8 @@ function printStats(result: ReturnType<typeof statsResult>, config: Config): voi
     console.log(`  busiest conversation: ${conversation.count} ${of(conversation.share)}${which}`);
     console.log(`  busiest address: ${address.count} ${of(address.share)}`);
     const site = result.busiest_site_today;
-    const pool = (p: { count: number; pool: number }) => `${p.count} ${p.pool === 0 ? 'no pool' : `of their pool of ${p.pool}`}`;
+    const pool = (p: { count: number; pool: number }) =>
+      `${p.count} ${p.pool === 0 ? 'no pool' : `of their pool of ${p.pool}`}`;
     console.log(`  busiest site: ${site.count} ${of(site.share)}${site.site === null ? '' : ` (${shown(site.site)})`}`);
     console.log(`  verified agents you do not know, together: ${pool(result.verified_strangers_today)}`);
     console.log(`  unverified senders together: ${pool(result.unverified_today)}`);

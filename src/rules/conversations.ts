@@ -41,7 +41,8 @@ export interface ClientWrite {
  * or the conversation's opener (likewise).
  */
 function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Conversation): void {
-  const own = write.agent === null ? [`address:${write.addressHash}`] : [`agent:${write.agent}`, `site:${siteOf(write.agent)}`];
+  const { agent } = write;
+  const own = agent === null ? [`address:${write.addressHash}`] : [`agent:${agent}`, `site:${siteOf(agent)}`];
   const opener = conversation?.verified_agent;
   const theirs = opener ? [conversation.sender, `site:${siteOf(opener)}`] : [conversation?.sender];
   if (store.senderBlocks.anyBlocked([...own, ...theirs])) throw refuse('sender_blocked');

@@ -88,7 +88,8 @@ export function clientWrites(
         const seq = result.message.seq;
         const { contact } = result;
         const verifiedAgent = client.agent;
-        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message: input.message });
+        const message = input.message;
+        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message });
       }
       return { message: messageView(result.message), duplicate: result.duplicate };
     },

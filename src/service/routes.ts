@@ -49,8 +49,9 @@ import type { Query } from '../rules/validate.ts';
 const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
 const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
 const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
-const MCP: Policy = { cache: 'private', cors: MCP_DOOR, requestLimit: true, refusalReply: mcpRefusal, jsonRpc: true };
-const A2A_RPC: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: rpcRefusal, jsonRpc: true };
+const DOOR = { cache: 'private', requestLimit: true, jsonRpc: true } as const;
+const MCP: Policy = { ...DOOR, cors: MCP_DOOR, refusalReply: mcpRefusal };
+const A2A_RPC: Policy = { ...DOOR, cors: A2A_DOOR, refusalReply: rpcRefusal };
 const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
 // The A2A door's guards, for both bindings: the Origin and Host, then the URL, as /mcp.
 type A2aHandler = (ctx: RequestContext & { query: Query }) => Promise<Reply>;

@@ -141,7 +141,8 @@ export const MIGRATIONS: readonly string[] = [
      trusted_at TEXT NOT NULL
    ) STRICT, WITHOUT ROWID;
 
-   ALTER TABLE conversations ADD COLUMN blocked_by TEXT; -- 'agent:…', 'site:…' or 'address:…'; null: blocked alone
+   -- 'agent:…', 'site:…' or 'address:…'; null: blocked alone
+   ALTER TABLE conversations ADD COLUMN blocked_by TEXT;
 
    CREATE TABLE used_signatures (
      digest          BLOB PRIMARY KEY, -- SHA-256 of the signature's bytes

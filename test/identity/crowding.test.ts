@@ -79,7 +79,7 @@ test("a flood of refused key directories does not push out a known agent's", asy
   assert.equal(known.fetched.length, 1, 'still held: never fetched again');
 });
 
-test("names that never resolve hold only the key directories' lookup: webhooks are registered and delivered", async (t) => {
+test("names that never resolve hold only key directories' lookup: webhooks registered and delivered", async (t) => {
   const hook = await receiver(t);
   const port = new URL(hook.url).port;
   const stalled: string[] = [];

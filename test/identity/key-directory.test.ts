@@ -206,7 +206,8 @@ test('at most 32 keys are read from a JWK Set, and keys other than OKP/Ed25519 a
   const { keys } = directories(() => jwkSet(members));
   assert.equal((await keys.keyFor(DIRECTORY, A.keyid, T0, 'c1')).kind, 'key', 'an Ed25519 key among others');
   assert.equal((await keys.keyFor(DIRECTORY, filler[27]!.keyid, T0, 'c1')).kind, 'key', 'the 32nd member is read');
-  assert.deepEqual(await keys.keyFor(DIRECTORY, B.keyid, T0, 'c1'), { kind: 'unknown-key' }, 'the 33rd member is not read');
+  const b = await keys.keyFor(DIRECTORY, B.keyid, T0, 'c1');
+  assert.deepEqual(b, { kind: 'unknown-key' }, 'the 33rd member is not read');
 });
 
 test('at most the stated number of directories is kept, the oldest written out first', async () => {
@@ -264,7 +265,7 @@ test('past the fetches allowed in flight a new directory is busy, while a known 
   assert.equal((await third).kind, 'key');
 });
 
-test('one client address has at most 2 fetches in flight; others still fetch, and a held key still serves', async () => {
+test('one client address has 2 fetches in flight at most; others still fetch, a held key still serves', async () => {
   const never = new Promise<DirectoryAnswer>(() => {}); // a tarpit: its fetches never end here
   const { calls, keys } = directories((url) => (url.hostname.startsWith('tarpit') ? never : jwkSet([publicJwk(A)])));
   assert.equal((await keys.keyFor(DIRECTORY, A.keyid, T0, 'attacker')).kind, 'key'); // a known agent, held
@@ -280,7 +281,7 @@ test('one client address has at most 2 fetches in flight; others still fetch, an
 });
 
 test('failed and refused fetches never push out a directory that verified someone', async () => {
-  const refused = new Error('the URL\'s host 10.0.0.1 is a private address (10.0.0.1), which this service does not call');
+  const refused = new Error("the URL's host 10.0.0.1 is a private address (10.0.0.1), which this service does not call");
   const { calls, keys } = directories((url) => (url.hostname === 'agent.example' ? jwkSet([publicJwk(A)]) : refused), {
     maxDirectories: 2,
   });

@@ -42,7 +42,7 @@ async function owner(service: TestService, ...args: string[]) {
   return result.stdout;
 }
 
-test('inbox, show, export, watch and the notifier say who is verified, in one spelling, and who is a contact', async (t) => {
+test('every view and the notifier say who is verified, in one spelling, and who is a contact', async (t) => {
   const dir = tempDir(t);
   const notifier = path.join(dir, 'notify.sh');
   const told = path.join(dir, 'told.txt');

@@ -169,7 +169,7 @@ test('a shortened line is cut between characters, never inside one or inside an 
   assert.equal(shownShort(`${'a'.repeat(8)}\u202e${'b'.repeat(8)}`, 10), `${'a'.repeat(8)}\\u202e…`);
 });
 
-test('a verified identity is shown whole, as it is spelled everywhere: its host\'s end is the domain that proved it', () => {
+test("a verified identity is shown whole, spelled as everywhere: its host's end is the domain that proved it", () => {
   const decoy = `https://openai.com.${'a'.repeat(120)}.evil.example`;
   assert.equal(verifiedLabel(decoy), `verified: ${decoy}`);
   assert.equal(verifiedLabel('https://agent.example'), 'verified: https://agent.example');

@@ -121,7 +121,7 @@ test('block --sender refuses a verified agent everywhere; unblock lifts exactly 
   assertRefused(await followUp(service, first, signing), 429, /share of 4/, 'the first conversation counts again');
 });
 
-test('block --site blocks every verified agent of a site and what they opened; a subdomain is not a site', async (t) => {
+test('block --site blocks every verified agent of a site and what they opened; no subdomain is a site', async (t) => {
   const directory = await startKeyDirectory(t, [KEY]);
   const port = new URL(directory.origin).port;
   const service = await startVerifyingService(t);

@@ -209,7 +209,7 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
   assert.match(send.description, sentence);
 });
 
-test("each pool is by default a third of what clients may store, and a site's share as large as the verified pool", async (t) => {
+test("each pool is a third of what clients may store; a site's share is the verified pool's", async (t) => {
   const limitsOf = async (env: Record<string, string>) => {
     const { limits } = (await request((await startTestService(t, { env })).url, 'GET', '/api/v1/contact-info')).body;
     return [limits.daily_agent_share, limits.daily_verified_share, limits.daily_unverified_share];

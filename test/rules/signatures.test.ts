@@ -33,7 +33,7 @@ function post(
   return request(service.url, 'POST', path, { token: options.token, key: options.key ?? newKey(), json, headers });
 }
 
-test('REST: a replayed signature opens nothing and sends nothing; the duplicate retry and reads still answer', async (t) => {
+test('REST: a replayed signature opens and sends nothing; the duplicate retry and reads still answer', async (t) => {
   const { service, signing } = await setUp(t);
   const captured = await signedHeaders(service, 'POST', OPEN, signing);
   const opened = await post(service, OPEN, captured);

@@ -140,7 +140,8 @@ test('a notifier running at the time limit is killed, even if it ignores SIGTERM
   );
   const logs: LogEntry[] = [];
   const notify = createNotifier([notifier], (entry) => logs.push(entry), { maxWaiting: 10, timeoutMs: 300 });
-  for (const seq of [1, 2]) notify({ conversationId: 'c', seq, agentName: '', verifiedAgent: null, contact: false, message: 'hi' });
+  const told = { conversationId: 'c', agentName: '', verifiedAgent: null, contact: false, message: 'hi' };
+  for (const seq of [1, 2]) notify({ ...told, seq });
   await waitUntil(() => existsSync(seqsFile), 'the second notification ran');
   assert.deepEqual(
     logs.map((entry) => [entry.seq, entry.reason]),

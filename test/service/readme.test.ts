@@ -84,7 +84,8 @@ function assertOwnersViews(outputs: Map<string, string>): void {
   assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
   assert.match(inbox, /\n.*scout \(verified: https:\/\/scout\.example\)/);
   const agents = outputs.get('npm run -s owner -- agents') ?? '';
-  assert.match(agents, /^site scout\.example: \d+ of 150 today as a stranger\n {2}https:\/\/scout\.example \(contact\) {2}1 conv/);
+  assert.match(agents, /^site scout\.example: \d+ of 150 today as a stranger\n/);
+  assert.match(agents, /\n {2}https:\/\/scout\.example \(contact\) {2}1 conversation \(91c2d7aa\)/);
   assert.equal(
     outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
     'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',

@@ -28,7 +28,7 @@ const ROLLBACK_WITHOUT_RESTORE = guideBlock('If it has no `restore`');
 
 const skip = historyMissing() ?? false;
 
-test('every release in the CHANGELOG is found at its commit, with its version; its tag is on that commit', { skip }, () => {
+test('every release in the CHANGELOG is found at its commit, with its version; its tag is on it', { skip }, () => {
   for (const release of releases()) {
     const commit = releaseCommit(release);
     const manifest = JSON.parse(git(['show', `${commit}:package.json`])) as { version: string };

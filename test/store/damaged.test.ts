@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { openConversation, request, runOwner, startServerProcess, startTestService, tempDir } from '../helpers.ts';
 
-test('damaged listing and metadata rows are named on restore and at start-up, and everything else is served', async (t) => {
+test('damaged listings and metadata are named on restore and at start-up; everything else is served', async (t) => {
   const dir = tempDir(t);
   const service = await startTestService(t);
   const conversation = await openConversation(service.url, { message: 'hello', metadata: { agent_name: 'scout' } });

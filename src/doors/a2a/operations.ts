@@ -17,6 +17,7 @@ import {
   historyLengthOf,
   inboundMessage,
   integerMember,
+  invalid,
   member,
   note,
   objectMember,
@@ -66,7 +67,7 @@ export async function sendMessage(call: A2aCall) {
   const conversation = call.holder;
   if (inbound.taskId !== undefined) ownTask(conversation, inbound.taskId);
   if (inbound.contextId !== undefined && inbound.contextId.toLowerCase() !== conversation.id) {
-    throw a2aRefusal('invalidParams', 'invalid_params', "`message.contextId` must be the task's contextId (its id), or absent.");
+    throw invalid("`message.contextId` must be the task's contextId (its id), or absent.");
   }
   const result = await app.followUp(
     conversation,
@@ -118,17 +119,17 @@ export function listTasks(call: A2aCall) {
   const { params } = call;
   refuseTenant(params);
   if (member(params, 'pageToken') !== undefined)
-    throw a2aRefusal('invalidParams', 'invalid_params', '`pageToken` must be empty: there is one page.');
+    throw invalid('`pageToken` must be empty: there is one page.');
   const pageSize = integerMember(params, 'pageSize', 1, 100) ?? 50;
   const historyLength = historyLengthOf(params);
   const status = stringMember(params, 'status');
   const ignored = [undefined, 'UNRECOGNIZED', 'TASK_STATE_UNSPECIFIED'];
   if (!ignored.includes(status) && !TASK_STATES.includes(status as string)) {
-    throw a2aRefusal('invalidParams', 'invalid_params', `\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
+    throw invalid(`\`status\` must be one of A2A's task states: ${TASK_STATES.join(', ')}.`);
   }
   const after = stringMember(params, 'statusTimestampAfter');
   if (after !== undefined && Number.isNaN(Date.parse(after))) {
-    throw a2aRefusal('invalidParams', 'invalid_params', '`statusTimestampAfter` must be an ISO 8601 time.');
+    throw invalid('`statusTimestampAfter` must be an ISO 8601 time.');
   }
   const conversation = holderOf(call);
   takePoll(app, conversation, 0, 0); // a task shows the whole conversation: its news is all there is
@@ -203,7 +204,7 @@ export async function deletePushConfig(call: A2aCall) {
 
 function configId(params: Json): string {
   const id = stringMember(params, 'id');
-  if (id === undefined) throw a2aRefusal('invalidParams', 'invalid_params', '`id` (the push notification config id) is required.');
+  if (id === undefined) throw invalid('`id` (the push notification config id) is required.');
   return id;
 }
 

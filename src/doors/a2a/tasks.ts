@@ -35,7 +35,7 @@ function snakeCase(name: string): string {
   return snake;
 }
 
-const invalid = (message: string) => a2aRefusal('invalidParams', 'invalid_params', message);
+export const invalid = (message: string) => a2aRefusal('invalidParams', 'invalid_params', message);
 
 /** An object member, or {} when absent; InvalidParams when it is anything else. */
 export function objectMember(object: Json, name: string): Json {
@@ -96,7 +96,8 @@ export function inboundMessage(params: Json): Inbound {
     typeof part.text !== 'string' ||
     !(mediaType === undefined || mediaType === 'text/plain')
   ) {
-    throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', 'Only one text part is accepted (mediaType text/plain or none).');
+    const only = 'Only one text part is accepted (mediaType text/plain or none).';
+    throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', only);
   }
   const rawKey = member(m, 'messageId');
   if (rawKey === undefined) throw invalid('`message.messageId` is required: a new unique id (a UUID) per message.');

@@ -99,7 +99,9 @@ function isModern(req: IncomingMessage, request: RpcRequest): boolean {
   if (version === undefined) {
     if (sentVersion === undefined || HANDSHAKE_VERSIONS.includes(sentVersion)) return false; // none: 2025-03-26
     if (sentVersion === MODERN)
-      throw invalidParams(`Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`);
+      throw invalidParams(
+        `Invalid params: MCP-Protocol-Version is ${MODERN}, but params._meta has no "${VERSION_KEY}".`,
+      );
     throw unsupported(sentVersion);
   }
   // A handshake revision's client may name its version in _meta too: it is served as that revision,
@@ -151,7 +153,8 @@ async function dispatch(ctx: RequestContext, request: RpcRequest, modern: boolea
     const result = await callTool(ctx, request.params.name, request.params.arguments);
     if (result === undefined) {
       const name = shown(request.params.name);
-      throw new RpcError(-32602, refuse('unknown_tool', `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`));
+      const said = `Unknown tool ${name}; tools/list names the ${TOOL_NAMES.length} tools.`;
+      throw new RpcError(-32602, refuse('unknown_tool', said));
     }
     const refused = result.refusal && { tool_refusal: result.refusal.status, refusal: result.refusal.reason };
     ctx.note({ tool: request.params.name as string, ...refused }); // a known tool's name: callTool found it
