@@ -4,11 +4,11 @@
 // it, and the catalogue's reason in `error.data.reason`. Values a client sent are echoed only
 // through `shown`, which never recurses into them.
 
-import type { RequestContext } from '../http/request-handler.ts';
+import type { RequestContext } from '../http/context.ts';
 import { refuse, Refusal } from '../refusals/refusal.ts';
 
-export type { RpcId } from '../http/request-handler.ts';
-import type { RpcId } from '../http/request-handler.ts';
+export type { RpcId } from '../http/context.ts';
+import type { RpcId } from '../http/context.ts';
 
 /** A request: its id, method and params (an object; absent params are `{}`). */
 export interface RpcRequest {

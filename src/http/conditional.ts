@@ -2,7 +2,7 @@
 // gets 304 without the body.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply } from './request-handler.ts';
+import type { Reply } from './context.ts';
 
 // Public answers may be stored, but are revalidated every time: the owner's listing
 // changes show on the next request, and an unchanged answer costs a 304 and no body.

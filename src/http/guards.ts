@@ -3,7 +3,7 @@
 // the limits on writes are decided inside the rules (quotas.ts), where the write is.
 
 import { authenticate } from '../rules/access.ts';
-import type { Reply, RequestContext } from './request-handler.ts';
+import type { Reply, RequestContext } from './context.ts';
 import { checkOrigin, type Door } from './origins.ts';
 import { refuse, Refusal } from '../refusals/refusal.ts';
 import { verifyAgent } from '../runtime/verified-agents.ts';

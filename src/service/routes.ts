@@ -37,7 +37,7 @@ import { listingPage } from '../doors/web/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';
 import { homePage, htmlPage } from '../doors/web/pages.ts';
 import { contactInfo, getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
-import type { Handler, Policy, Reply, RequestContext } from '../http/request-handler.ts';
+import type { Handler, Policy, Reply, RequestContext } from '../http/context.ts';
 import { mcp, mcpPreflight, mcpRefusal } from '../doors/mcp/endpoint.ts';
 import { metricsPage } from '../doors/rest/metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';

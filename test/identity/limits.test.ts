@@ -57,7 +57,7 @@ test('identities on many subdomains of one site, and many JWKS URLs on one host,
   assert.deepEqual((await stats(service)).busiest_site_today, { site: 'agent.test', count: 12, share: 12 });
 });
 
-test('verified strangers of many sites stop at the verified pool; a contact and the unsigned still write', async (t) => {
+test('verified strangers of many sites stop at the verified pool; contacts and the unsigned still write', async (t) => {
   const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
   const sites = await Promise.all([1, 2, 3, 4].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
   const { stored, refusal } = await openUntilRefused(

@@ -5,7 +5,7 @@
 
 import { conversationOfCredential } from '../../rules/access.ts';
 import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RequestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/context.ts';
 import { readRpcRequest, rpcResult, type RpcId } from '../jsonrpc.ts';
 import type { Refusal } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';

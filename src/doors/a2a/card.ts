@@ -4,7 +4,7 @@
 import type { App } from '../../runtime/app.ts';
 import { etagOf } from '../../directory/snapshot.ts';
 import { clientHas } from '../../http/conditional.ts';
-import { type Reply, type RequestContext } from '../../http/request-handler.ts';
+import { type Reply, type RequestContext } from '../../http/context.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 

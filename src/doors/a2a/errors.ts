@@ -3,7 +3,7 @@
 // A2A has none: authentication, authorization, size and rate), worded in A2A's terms, and
 // rendered for each binding: a JSON-RPC error, or an HTTP+JSON google.rpc.Status body.
 
-import type { Reply } from '../../http/request-handler.ts';
+import type { Reply } from '../../http/context.ts';
 import { RpcError } from '../jsonrpc.ts';
 import { refuse, type Reason, type Refusal } from '../../refusals/refusal.ts';
 import type { PROTOCOL_REFUSALS } from '../../refusals/protocol-refusals.ts';

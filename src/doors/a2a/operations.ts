@@ -7,7 +7,7 @@ import type { App } from '../../runtime/app.ts';
 import type { AlsoWrite } from '../../runtime/client-writes.ts';
 import { takePoll } from '../../runtime/polls.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
-import type { RequestContext } from '../../http/request-handler.ts';
+import type { RequestContext } from '../../http/context.ts';
 import { checkRegisteredUrl, checkStaticUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';

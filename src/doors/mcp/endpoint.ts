@@ -8,7 +8,7 @@
 // The tools are in tools.ts, where every refusal becomes a tool result.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply, RequestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/context.ts';
 import { doorPreflightHeaders, MCP_DOOR } from '../../http/origins.ts';
 import {
   readRpcRequest,

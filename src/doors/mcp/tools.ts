@@ -11,7 +11,7 @@ import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import { removeWebhook, webhookOf } from '../../rules/push.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import { refuse } from '../../refusals/refusal.ts';
-import type { RequestContext } from '../../http/request-handler.ts';
+import type { RequestContext } from '../../http/context.ts';
 import type { Client } from '../../runtime/client-writes.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';

@@ -3,7 +3,7 @@
 // query and the credential in front of them; the limits are decided inside the rules.
 
 import { readMessages } from '../../rules/conversations.ts';
-import type { Reply, RequestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/context.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { utcDay } from '../../base/time.ts';
 import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RequestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/context.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { App } from '../../runtime/app.ts';
 import type { Counter } from '../../runtime/metrics.ts';

@@ -3,7 +3,7 @@
 // secret, DELETE removes it.
 
 import { removeWebhook, webhookOf } from '../../rules/push.ts';
-import type { Reply, RequestContext } from '../../http/request-handler.ts';
+import type { Reply, RequestContext } from '../../http/context.ts';
 import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';

@@ -2,7 +2,7 @@
 // values; the day it was read against the service's own documentation; and for each noted
 // claim, a link to the page it comes from.
 
-import type { Reply } from '../../http/request-handler.ts';
+import type { Reply } from '../../http/context.ts';
 import type { Listing } from '../../directory/listings.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import { escapeHtml, htmlReply, layout, type PageContext } from './pages.ts';
