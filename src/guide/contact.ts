@@ -66,7 +66,8 @@ function protocolSteps(config: RunningConfig): string[] {
       '(say on port 9000), run your own copy of this service with OUTBOUND_ALLOWED_HOSTS=127.0.0.1:9000 npm start.',
     `5. Read: GET ${base}/conversations/{id}/messages?after=<last seq you read> returns {items, has_more, ` +
       'next_after}; each message is {seq, author: client|owner, message, created_at}, and a client message ' +
-      'verified_agent. Then continue with step 3.',
+      `verified_agent. Then continue with step 3. When you are done, close it: POST ${base}/conversations/{id}/` +
+      'close with your credential (no body); it stays readable, and closing again answers it as it is.',
     '6. Optional: sign your requests with Web Bot Auth (HTTP Message Signatures, RFC 9421: Ed25519, ' +
       `tag="web-bot-auth", covering "@authority" (${new URL(config.publicBaseUrl).host}) and "signature-agent", ` +
       'with created, expires and keyid (the RFC 7638 thumbprint of your key), your keys published as a JWK Set at ' +
@@ -77,6 +78,9 @@ function protocolSteps(config: RunningConfig): string[] {
       'and another write carrying it gets 401 signature_replayed. The access_token stays your authorization; ' +
       'unsigned requests work as before. A bad signature is refused, never ignored: 400 signature_malformed, ' +
       '401 signature_invalid, 503 key_directory_unavailable with Retry-After.',
+      '7. Every refusal, on every door, carries a stable reason (REST and MCP tool results: error.reason; MCP ' +
+      'JSON-RPC errors: error.data.reason; A2A: ErrorInfo.metadata.reason), the same word for the same rule: ' +
+      'key your error handling on it.',
   ];
 }
 
@@ -136,6 +140,7 @@ export function describeContact(app: App) {
       conversation: `GET ${base}/conversations/{id}`,
       history: `GET ${base}/conversations/{id}/messages`,
       follow_up: `POST ${base}/conversations/{id}/messages`,
+      close: `POST ${base}/conversations/{id}/close`,
       updates: `GET ${base}/conversations/{id}/updates?after={seq}&wait={seconds}`,
       webhook: `PUT, GET, DELETE ${base}/conversations/{id}/webhook`,
       directory: `GET ${base}/directory`,

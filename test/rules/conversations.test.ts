@@ -68,6 +68,7 @@ test('the conversation record shows status, sequence numbers and the unverified 
     metadata: { framework: 'fw' },
     metadata_verified: false,
     verified_agent: null,
+    closed_by: null,
     messages_url: `${service.url}/api/v1/conversations/${id}/messages`,
     updates_url: `${service.url}/api/v1/conversations/${id}/updates`,
     poll_after_seconds: 60,
