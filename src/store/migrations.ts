@@ -144,12 +144,12 @@ export const MIGRATIONS: readonly string[] = [
    -- 'agent:…', 'site:…' or 'address:…'; null: blocked alone
    ALTER TABLE conversations ADD COLUMN blocked_by TEXT;
 
-   CREATE TABLE used_signatures (
-     digest          BLOB PRIMARY KEY, -- SHA-256 of the signature's bytes
-     expires_at      INTEGER NOT NULL, -- epoch ms: after it, the signature verifies nothing anyway
+   CREATE TABLE used_signatures (   -- its rowid rises with each: how many are kept is read off it at once
+     digest          BLOB NOT NULL UNIQUE, -- SHA-256 of the signature's bytes
+     expires_at      INTEGER NOT NULL,     -- epoch ms: after it, the signature verifies nothing anyway
      conversation_id TEXT NOT NULL,
-     seq             INTEGER NOT NULL  -- the message it authorized
-   ) STRICT, WITHOUT ROWID;
+     seq             INTEGER NOT NULL      -- the message it authorized
+   ) STRICT;
    CREATE INDEX used_signatures_by_expiry ON used_signatures (expires_at);`,
 
   // Who closed a conversation: its agent, with its credential, or the owner; null while it is not

@@ -11,7 +11,10 @@ function prepareStatements(db: DatabaseSync) {
     find: sql('SELECT conversation_id, seq FROM used_signatures WHERE digest = unhex(?)'),
     record: sql('INSERT INTO used_signatures (digest, expires_at, conversation_id, seq) VALUES (unhex(?), ?, ?, ?)'),
     forgetExpired: sql('DELETE FROM used_signatures WHERE expires_at <= ?'),
-    count: sql('SELECT count(*) AS count, min(expires_at) AS soonest FROM used_signatures'),
+    // An upper bound of how many are kept, in two steps down the rowid's b-tree instead of a count of
+    // every row: rowids rise with each insert, and those forgotten first are mostly the oldest.
+    count: sql(`SELECT coalesce(max(rowid) - min(rowid) + 1, 0) AS count,
+                       (SELECT min(expires_at) FROM used_signatures) AS soonest FROM used_signatures`),
   };
 }
 
@@ -34,7 +37,7 @@ export class UsedSignatures {
   forgetExpired(now: number): void {
     this.#sql.forgetExpired.run(now);
   }
-  /** How many are kept, and when the soonest of them expires (epoch ms; null when none). */
+  /** How many are kept, at most, and when the soonest of them expires (epoch ms; null when none). */
   held(): { count: number; soonest: number | null } {
     return this.#sql.count.get() as { count: number; soonest: number | null };
   }

@@ -78,7 +78,8 @@ async function startServices(dbPath: string, limitedPath: string) {
     '/api/v1/health',
   );
   // The processes of a server share its database: a conversation opened through one is everyone's.
-  const scenarios = await scenariosFor(main[0]!, await openConversation(limited[0]!.url), agent.headers);
+  const capped = await openConversation(limited[0]!.url);
+  const scenarios = await scenariosFor(main[0]!, capped, agent.headers, agent.signWrites);
   const serving = (scenario: Scenario) => (scenario.server === 'main' ? main : limited);
   return { main, limited, scenarios, serving };
 }

@@ -87,12 +87,13 @@ export async function scenariosFor(
   main: Server,
   capped: Conversation,
   signature: Record<string, string>,
+  signWrites: (count: number) => [string, string][],
 ): Promise<Scenario[]> {
   const conversation = await openConversation(main.url);
   const q = await tenPercentQuery(main.url);
   return [
     ...restScenarios(conversation, capped, q),
-    ...signedScenarios(conversation, signature),
+    ...signedScenarios(conversation, signature, signWrites),
     ...mcpScenarios(conversation, q),
     ...a2aScenarios(conversation),
   ];
@@ -146,8 +147,15 @@ function restScenarios(conversation: Conversation, capped: Conversation, q: stri
   ];
 }
 
-/** The poll and the follow-up signed by a verified agent whose key directory the service keeps. */
-function signedScenarios(conversation: Conversation, signature: Record<string, string>): Scenario[] {
+/**
+ * The poll and the follow-up signed by a verified agent whose key directory the service keeps: the
+ * poll with one signature throughout, each follow-up with one of its own.
+ */
+function signedScenarios(
+  conversation: Conversation,
+  signature: Record<string, string>,
+  signWrites: (count: number) => [string, string][],
+): Scenario[] {
   return [
     {
       name: 'updates poll, signed',
@@ -167,6 +175,7 @@ function signedScenarios(conversation: Conversation, signature: Record<string, s
       headers: { ...auth(conversation.token), ...json, ...signature },
       body: '{"message":"A signed benchmark follow-up message."}',
       uniqueKey: true,
+      signWrites,
       expectStatus: 201,
       server: 'main',
       target: 0,

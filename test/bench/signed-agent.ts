@@ -1,8 +1,11 @@
 // The benchmark's verified agent: a key directory on 127.0.0.1, kept by the service for a day, and
 // the Web Bot Auth headers of its requests, signed once by http-message-signatures (the library
 // the tests sign with). They cover @authority and Signature-Agent only, so one set serves every
-// request to every process of the service, all of which take PUBLIC_AUTHORITY as their own.
+// read to every process of the service, all of which take PUBLIC_AUTHORITY as their own. A write
+// needs a signature of its own (one authorizes one write): `signWrites` makes them, each with a
+// nonce, ahead of a run, with node:crypto itself, for wrk to send one per request.
 
+import { randomUUID, sign } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agentKey, signRequest } from '../identity/signing.ts';
@@ -15,6 +18,8 @@ export interface BenchAgent {
   readonly env: Record<string, string>;
   /** Signature-Agent, Signature-Input and Signature, as wrk sends them */
   readonly headers: Record<string, string>;
+  /** `count` fresh Signature-Input and Signature pairs, each with its own nonce: one per write */
+  signWrites(count: number): [input: string, signature: string][];
   stop(): Promise<void>;
 }
 
@@ -36,9 +41,25 @@ export async function startBenchAgent(): Promise<BenchAgent> {
     headers: { 'Signature-Agent': `sig1="${origin}"` },
   });
   const headers = Object.fromEntries(Object.entries(signed).map(([name, value]) => [name, String(value)]));
+  // Valid for five minutes from the run that sends them: the service forgets each once it expires, so
+  // the signed writes of a whole benchmark never fill the signatures it keeps (100,000 with no maximum).
+  const signWrites = (count: number) => {
+    const now = Math.floor(Date.now() / 1000) - 5;
+    const params = `("@authority" "signature-agent";key="sig1");created=${now};expires=${now + 300}`;
+    return Array.from({ length: count }, (): [string, string] => {
+      const input = `${params};keyid="${key.keyid}";alg="ed25519";nonce="${randomUUID()}";tag="web-bot-auth"`;
+      const base = [
+        `"@authority": ${new URL(PUBLIC_BASE_URL).host}`,
+        `"signature-agent";key="sig1": "${origin}"`,
+        `"@signature-params": ${input}`,
+      ].join('\n');
+      return [`sig1=${input}`, `sig1=:${sign(null, Buffer.from(base), key.privateKey).toString('base64')}:`];
+    });
+  };
   return {
     env: { PUBLIC_BASE_URL, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
     headers,
+    signWrites,
     stop: () => new Promise<void>((closed) => server.close(() => closed())),
   };
 }

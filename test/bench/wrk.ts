@@ -31,10 +31,25 @@ export interface Scenario {
   readonly twinTarget?: number;
   /** where the per-request unique key goes: the Idempotency-Key header, or the body's {{KEY}} */
   readonly keyIn?: 'header' | 'body';
+  /** fresh Signature-Input and Signature pairs, one per request (a signature authorizes one write) */
+  readonly signWrites?: (count: number) => [string, string][];
 }
 
-function luaScript(scenario: Scenario): string {
+// Signatures made ahead of a run, per second of it: above what a signed write reaches on this machine.
+const SIGNED_WRITES_PER_SECOND = 4_000;
+
+function luaScript(scenario: Scenario, signatures?: string): string {
   const lines = [`wrk.method = "${scenario.method}"`];
+  if (signatures !== undefined) {
+    lines.push(
+      'local inputs, signed = {}, {}',
+      `for line in io.lines("${signatures}") do`,
+      '  local input, signature = string.match(line, "^(.-)\t(.*)$")',
+      '  inputs[#inputs + 1] = input',
+      '  signed[#signed + 1] = signature',
+      'end',
+    );
+  }
   for (const [name, value] of Object.entries(scenario.headers)) {
     lines.push(`wrk.headers["${name}"] = "${value.replace(/[\\"]/g, '\\$&')}"`); // a signature's quotes escaped
   }
@@ -49,6 +64,8 @@ function luaScript(scenario: Scenario): string {
       '  counter = counter + 1',
       inBody ? '  local body = string.gsub(wrk.body, "{{KEY}}", prefix .. counter)' : '  local body = nil',
       inBody ? '' : '  wrk.headers["Idempotency-Key"] = prefix .. counter',
+      signatures === undefined ? '' : '  wrk.headers["signature-input"] = inputs[(counter - 1) % #inputs + 1]',
+      signatures === undefined ? '' : '  wrk.headers["signature"] = signed[(counter - 1) % #signed + 1]',
       `  return wrk.format(nil, "${scenario.path}", nil, body)`,
       'end',
     );
@@ -71,7 +88,14 @@ function toMs(value: string, unit: string): number {
 
 function runWrk(server: Server, scenario: Scenario, seconds: number, work: string): Measurement {
   const script = path.join(work, `${scenario.name.replace(/\W+/g, '-')}.lua`);
-  writeFileSync(script, luaScript(scenario));
+  let signatures: string | undefined;
+  if (scenario.signWrites) {
+    // Each run its own: a signature that authorized one write is refused on any other (a 401, counted).
+    signatures = path.join(work, 'signatures.tsv');
+    const pairs = scenario.signWrites(Math.ceil((seconds + 1) * SIGNED_WRITES_PER_SECOND));
+    writeFileSync(signatures, `${pairs.map((pair) => pair.join('\t')).join('\n')}\n`);
+  }
+  writeFileSync(script, luaScript(scenario, signatures));
   const [command, ...args] = pinned(1, [
     'wrk',
     '-t1',
