@@ -14,7 +14,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import { directoryKey } from './jwk.ts';
-import { excerpt } from './structured-fields.ts';
+import { excerpt } from './problems.ts';
 
 /** What the outbound guard answered; it throws an Error whose message can be shown when it could not. */
 export interface DirectoryAnswer {

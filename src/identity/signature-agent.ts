@@ -3,8 +3,10 @@
 // single String, what most agents send today, which counts as a one-member Dictionary keyed to the
 // signature's label). Its URL gives the agent's identity and the key directory to fetch.
 
-import { combinedField, type Component, type RequestHeaders } from './signature-base.ts';
-import { excerpt, parseDictionary, parseItemField, type Item } from './structured-fields.ts';
+import { excerpt, HeaderProblem } from './problems.ts';
+import { combinedField, type RequestHeaders } from './request-fields.ts';
+import type { Component } from './signature-base.ts';
+import { parseDictionary, parseItemField, type Item } from './structured-fields.ts';
 
 /** The agent a signature names: the URL it sent, the identity it proves, the JWK Set to fetch. */
 export interface SignatureAgent {
@@ -28,7 +30,7 @@ export function readSignatureAgent(
 ): SignatureAgent {
   const field = combinedField(headers, 'signature-agent');
   if (field === undefined) {
-    throw new Error('the Signature-Agent header is missing: it names where the signing key is published');
+    throw new HeaderProblem('the Signature-Agent header is missing: it names where the signing key is published');
   }
   if (field.startsWith('"')) {
     const url = agentUrl(stringValue(parseItemField(field, 'Signature-Agent')), isAllowedHttp);
@@ -36,10 +38,10 @@ export function readSignatureAgent(
   }
   const member = parseDictionary(field, 'Signature-Agent').get(label);
   if (member === undefined) {
-    throw new Error(`Signature-Agent has no member ${excerpt(label)}, the label of the web-bot-auth signature`);
+    throw new HeaderProblem(`Signature-Agent has no member ${excerpt(label)}, the label of the web-bot-auth signature`);
   }
   if (member.kind !== 'item') {
-    throw new Error(`the Signature-Agent member ${excerpt(label)} must be a string holding a URL`);
+    throw new HeaderProblem(`the Signature-Agent member ${excerpt(label)} must be a string holding a URL`);
   }
   const url = agentUrl(stringValue(member), isAllowedHttp);
   const component = { name: 'signature-agent', key: label };
@@ -47,7 +49,7 @@ export function readSignatureAgent(
 }
 
 function stringValue(item: Item): string {
-  if (item.value.type !== 'string') throw new Error('a Signature-Agent value must be a string holding a URL');
+  if (item.value.type !== 'string') throw new HeaderProblem('a Signature-Agent value must be a string holding a URL');
   return item.value.value;
 }
 
@@ -61,7 +63,7 @@ function discoveryType(member: Item, label: string): 'origin-or-url' | 'origin' 
   if (type.type === 'token' && type.value === 'directory') return 'origin';
   if (type.type === 'token' && type.value === 'jwks_uri') return 'url';
   const shown = type.type === 'token' || type.type === 'string' ? excerpt(type.value) : type.type;
-  throw new Error(
+  throw new HeaderProblem(
     `the Signature-Agent member ${excerpt(label)} has type ${shown}, which this service does not resolve; ` +
       'send a key directory (type=directory) or a JWK Set URL (type=jwks_uri)',
   );
@@ -69,21 +71,23 @@ function discoveryType(member: Item, label: string): 'origin-or-url' | 'origin' 
 
 function agentUrl(text: string, isAllowedHttp: (url: URL) => boolean): URL {
   if (text.length > MAX_URL_LENGTH) {
-    throw new Error(`the Signature-Agent URL must be at most ${MAX_URL_LENGTH} characters (it has ${text.length})`);
+    throw new HeaderProblem(
+      `the Signature-Agent URL must be at most ${MAX_URL_LENGTH} characters (it has ${text.length})`,
+    );
   }
   const url = URL.parse(text);
-  if (url === null) throw new Error(`the Signature-Agent value "${excerpt(text)}" is not an absolute URL`);
+  if (url === null) throw new HeaderProblem(`the Signature-Agent value "${excerpt(text)}" is not an absolute URL`);
   // http to a host and port the owner did not allow can never be fetched: a mistake to fix, not to retry
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowedHttp(url))) {
     const allowed = ' (http is only for the hosts and ports the owner of this service allows)';
     const only = url.protocol === 'http:' ? allowed : '';
-    throw new Error(`the Signature-Agent URL ${excerpt(text)} must use https${only}`);
+    throw new HeaderProblem(`the Signature-Agent URL ${excerpt(text)} must use https${only}`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new Error('the Signature-Agent URL must not hold a user name or password (user:pass@)');
+    throw new HeaderProblem('the Signature-Agent URL must not hold a user name or password (user:pass@)');
   }
   // agent.example. is the same host as agent.example to DNS, and would be a second identity that looks the same
-  if (url.hostname.endsWith('.')) throw new Error('the Signature-Agent URL\'s host must not end with a dot');
+  if (url.hostname.endsWith('.')) throw new HeaderProblem("the Signature-Agent URL's host must not end with a dot");
   return url;
 }
 
@@ -98,7 +102,7 @@ function locate(url: URL, discovery: 'origin-or-url' | 'origin' | 'url'): Omit<S
   normal.pathname = normalPath(url.pathname);
   const namesOrigin = normal.pathname === '/' || normal.pathname === DIRECTORY_PATH;
   if (discovery === 'origin' && !namesOrigin) {
-    throw new Error(`the Signature-Agent URL ${excerpt(url.href)} has type=directory, so it must be an origin`);
+    throw new HeaderProblem(`the Signature-Agent URL ${excerpt(url.href)} has type=directory, so it must be an origin`);
   }
   const identity = namesOrigin ? normal.origin : normal.href;
   // type=jwks_uri fetches the URL itself, even the origin's root; otherwise an origin's keys are well-known

@@ -7,23 +7,17 @@
 
 import { verify, type KeyObject } from 'node:crypto';
 import { readSignatureAgent } from './signature-agent.ts';
+import { excerpt, HeaderProblem } from './problems.ts';
+import { combinedField, type RequestHeaders } from './request-fields.ts';
 import {
-  combinedField,
   componentIdentifier,
-  fieldValue,
+  fieldValues,
   parseCoveredComponents,
   signatureBase,
   type Component,
-  type RequestHeaders,
   type SignedRequestFacts,
 } from './signature-base.ts';
-import {
-  excerpt,
-  parseDictionary,
-  serializeInnerList,
-  type Dictionary,
-  type InnerList,
-} from './structured-fields.ts';
+import { parseDictionary, serializeInnerList, type Dictionary, type InnerList } from './structured-fields.ts';
 
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 export const MAX_VALIDITY_SECONDS = 86_400; // verified-agents.md: expires − created at most a day
@@ -50,15 +44,15 @@ export interface SignedRequest {
   /** the Signature-Input member re-serialized: the base's `"@signature-params"` value */
   readonly signatureParams: string;
   readonly signature: Buffer;
+  /** the covered header fields' values, read once, as the base writes them */
+  readonly fields: ReadonlyMap<string, string>;
   readonly agentUrl: string;
   readonly identity: string;
   readonly directoryUrl: string;
 }
 
 export type SignatureReading =
-  | { readonly kind: 'unsigned' }
-  | { readonly kind: 'malformed'; readonly problem: string }
-  | SignedRequest;
+  { readonly kind: 'unsigned' } | { readonly kind: 'malformed'; readonly problem: string } | SignedRequest;
 export type Invalid = { readonly kind: 'invalid'; readonly problem: string };
 export type Judgement = { readonly kind: 'verified'; readonly identity: string } | Invalid;
 
@@ -67,10 +61,7 @@ export type Judgement = { readonly kind: 'verified'; readonly identity: string }
  * as the headers allow; `isAllowedHttp` says which agent URLs may use http (their host and port allowed,
  * for tests and intranets).
  */
-export function readSignature(
-  headers: RequestHeaders,
-  isAllowedHttp: (url: URL) => boolean,
-): SignatureReading {
+export function readSignature(headers: RequestHeaders, isAllowedHttp: (url: URL) => boolean): SignatureReading {
   try {
     const input = combinedField(headers, 'signature-input');
     if (input === undefined) return { kind: 'unsigned' };
@@ -78,8 +69,8 @@ export function readSignature(
     if (chosen === undefined) return { kind: 'unsigned' };
     return readChosen(headers, chosen.label, chosen.list, isAllowedHttp);
   } catch (err) {
-    // The parsers refuse with a plain Error; anything else (a TypeError) is a bug, not the client's.
-    if (!(err instanceof Error) || err.constructor !== Error) throw err;
+    // The parsers refuse with a HeaderProblem; anything else (a TypeError) is a bug, not the client's.
+    if (!(err instanceof HeaderProblem)) throw err;
     return { kind: 'malformed', problem: err.message };
   }
 }
@@ -90,7 +81,8 @@ function firstWebBotAuth(input: Dictionary): { label: string; list: InnerList } 
     if (tag?.type !== 'string' || tag.value !== WEB_BOT_AUTH_TAG) continue;
     // Tagged for Web Bot Auth but not a list of components: a broken signature, never an unsigned request.
     if (member.kind !== 'inner-list') {
-      throw new Error(`the signature ${excerpt(label)} must be a list of covered components, ("@authority" …)`);
+      const shape = '("@authority" …)';
+      throw new HeaderProblem(`the signature ${excerpt(label)} must be a list of covered components, ${shape}`);
     }
     return { label, list: member };
   }
@@ -110,7 +102,7 @@ function readChosen(
   const agent = readSignatureAgent(headers, label, isAllowedHttp);
   const names = covered.map((component) => component.name);
   if (!names.includes('@authority') && !names.includes('@target-uri')) {
-    throw new Error(`the signature ${shown} must cover "@authority" (or "@target-uri")`);
+    throw new HeaderProblem(`the signature ${shown} must cover "@authority" (or "@target-uri")`);
   }
   // A dictionary member is covered by its key, or with the whole field (as web-bot-auth 0.1.3 signs by default).
   const agentCovered = covered.some(
@@ -118,39 +110,55 @@ function readChosen(
   );
   if (!agentCovered) {
     const needed = excerpt(componentIdentifier(agent.component)) + (agent.legacy ? ' (the legacy string form)' : '');
-    throw new Error(`the signature ${shown} must cover ${needed}`);
+    throw new HeaderProblem(`the signature ${shown} must cover ${needed}`);
   }
-  for (const component of covered) if (!component.name.startsWith('@')) fieldValue(component, headers);
+  const fields = fieldValues(covered, headers); // a covered field the request lacks is refused now, not later
   const { agentUrl, identity, directoryUrl } = agent;
   const signatureParams = serializeInnerList(list);
-  return { kind: 'signed', label, covered, params, signatureParams, signature, agentUrl, identity, directoryUrl };
+  return {
+    kind: 'signed',
+    label,
+    covered,
+    params,
+    signatureParams,
+    signature,
+    fields,
+    agentUrl,
+    identity,
+    directoryUrl,
+  };
 }
 
 function readParams(list: InnerList, shown: string): SignatureParams {
   const integer = (name: string): number => {
     const value = list.params.get(name);
-    if (value === undefined) throw new Error(`the signature ${shown} must carry ${name}= (UNIX seconds)`);
+    if (value === undefined) throw new HeaderProblem(`the signature ${shown} must carry ${name}= (UNIX seconds)`);
     if (value.type !== 'integer' || value.value < 0 || value.value > MAX_UNIX_SECONDS) {
-      throw new Error(`${name} must be a whole number of UNIX seconds`);
+      throw new HeaderProblem(`${name} must be a whole number of UNIX seconds`);
     }
     return value.value;
   };
   const text = (name: string): string | undefined => {
     const value = list.params.get(name);
     if (value === undefined) return undefined;
-    if (value.type !== 'string') throw new Error(`${name} must be a string (in double quotes)`);
+    if (value.type !== 'string') throw new HeaderProblem(`${name} must be a string (in double quotes)`);
     return value.value;
   };
   const created = integer('created');
   const expires = integer('expires');
-  if (expires < created) throw new Error('expires must not be before created');
+  if (expires < created) throw new HeaderProblem('expires must not be before created');
   if (expires - created > MAX_VALIDITY_SECONDS) {
-    throw new Error(`expires must be at most ${MAX_VALIDITY_SECONDS} s after created (it is ${expires - created} s)`);
+    throw new HeaderProblem(
+      `expires must be at most ${MAX_VALIDITY_SECONDS} s after created (it is ${expires - created} s)`,
+    );
   }
   const keyid = text('keyid');
-  if (keyid === undefined) throw new Error(`the signature ${shown} must carry keyid= (its key's JWK thumbprint)`);
+  if (keyid === undefined)
+    throw new HeaderProblem(`the signature ${shown} must carry keyid= (its key's JWK thumbprint)`);
   if (!THUMBPRINT.test(keyid)) {
-    throw new Error(`keyid ${excerpt(keyid)} is not an RFC 7638 JWK SHA-256 thumbprint (43 base64url characters)`);
+    throw new HeaderProblem(
+      `keyid ${excerpt(keyid)} is not an RFC 7638 JWK SHA-256 thumbprint (43 base64url characters)`,
+    );
   }
   const alg = text('alg');
   const nonce = text('nonce');
@@ -167,23 +175,24 @@ function readParams(list: InnerList, shown: string): SignatureParams {
 function readSignatureBytes(headers: RequestHeaders, label: string, alg: string | undefined): Buffer {
   const shown = excerpt(label);
   const field = combinedField(headers, 'signature');
-  if (field === undefined) throw new Error(`the Signature header is missing (Signature-Input names ${shown})`);
+  if (field === undefined) throw new HeaderProblem(`the Signature header is missing (Signature-Input names ${shown})`);
   const member = parseDictionary(field, 'Signature').get(label);
-  if (member === undefined) throw new Error(`the Signature header has no member ${shown}`);
+  if (member === undefined) throw new HeaderProblem(`the Signature header has no member ${shown}`);
   if (member.kind !== 'item' || member.value.type !== 'bytes') {
-    throw new Error(`the Signature member ${shown} must be a byte sequence (:base64:)`);
+    throw new HeaderProblem(`the Signature member ${shown} must be a byte sequence (:base64:)`);
   }
   // Another alg's signature has another length; judgeBeforeKey refuses it by its alg (401, not 400).
   const ed25519 = alg === undefined || alg === 'ed25519';
   if (ed25519 && member.value.value.length !== ED25519_SIGNATURE_BYTES) {
-    throw new Error(`the Signature member ${shown} must hold ${ED25519_SIGNATURE_BYTES} bytes (Ed25519)`);
+    throw new HeaderProblem(`the Signature member ${shown} must hold ${ED25519_SIGNATURE_BYTES} bytes (Ed25519)`);
   }
   return member.value.value;
 }
 
 /**
- * The refusals that need no key (algorithm, expired, not yet valid), in judgeSignature's order:
- * judged before a key directory is fetched, so a stale or foreign signature costs no fetch.
+ * The refusals that need no key (algorithm, expired, not yet valid): judged once, when the request
+ * arrives and before a key directory is fetched, so a stale or foreign signature costs no fetch (and
+ * one valid on arrival stays so while its directory is fetched).
  */
 export function judgeBeforeKey(signed: SignedRequest, now: number): Invalid | undefined {
   const { alg, created, expires } = signed.params;
@@ -201,17 +210,14 @@ export function judgeBeforeKey(signed: SignedRequest, now: number): Invalid | un
 }
 
 /**
- * Judges a signature with the key its directory gave for keyid (undefined: none), at `now` (ms):
- * verified with the agent's identity, or invalid with the reason.
+ * Judges a signature that judgeBeforeKey passed, with the key its directory gave for keyid (undefined:
+ * none): verified with the agent's identity, or invalid with the reason.
  */
 export function judgeSignature(
   signed: SignedRequest,
   request: SignedRequestFacts,
   key: KeyObject | undefined,
-  now: number,
 ): Judgement {
-  const early = judgeBeforeKey(signed, now);
-  if (early) return early;
   if (key === undefined || key.asymmetricKeyType !== 'ed25519') {
     return invalid(
       `the key directory ${excerpt(signed.directoryUrl)} has no Ed25519 key whose JWK thumbprint is ` +
@@ -220,9 +226,9 @@ export function judgeSignature(
   }
   let base: string;
   try {
-    base = signatureBase(signed.covered, signed.signatureParams, request);
+    base = signatureBase(signed.covered, signed.signatureParams, request, signed.fields);
   } catch (err) {
-    if (!(err instanceof Error) || err.constructor !== Error) throw err;
+    if (!(err instanceof HeaderProblem)) throw err;
     return invalid(err.message);
   }
   if (!verify(null, Buffer.from(base, 'latin1'), key, signed.signature)) return doesNotVerify(signed, request);

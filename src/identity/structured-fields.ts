@@ -1,8 +1,10 @@
 // The part of RFC 8941 (Structured Field Values) that Signature-Input, Signature and Signature-Agent
 // need: a Dictionary parsed strictly (§4.2), and an Inner List, an Item and a String serialized
-// strictly (§4.1) for the signature base. A value that does not parse is refused with a plain Error
+// strictly (§4.1) for the signature base. A value that does not parse is refused with a HeaderProblem
 // whose message says what is wrong; the caller turns it into its refusal. Bounded before parsing:
 // these fields come from any client, and one of them is parsed on every request that carries it.
+
+import { HeaderProblem } from './problems.ts';
 
 export type BareItem =
   | { readonly type: 'integer'; readonly value: number }
@@ -28,7 +30,6 @@ export type Dictionary = ReadonlyMap<string, Member>;
 
 export const MAX_FIELD_BYTES = 8 * 1024; // a signature and its agent take a few hundred; 8 KiB is HTTP's usual line
 export const MAX_DICTIONARY_MEMBERS = 32; // one agent sends one or two signatures; 32 leaves room for proxies
-const EXCERPT_LIMIT = 100; // characters of what a client sent repeated in a problem, so it never carries a page
 
 const KEY_START = /^[a-z*]$/;
 const KEY_REST = /^[a-z0-9_\-.*]$/;
@@ -36,11 +37,6 @@ const TOKEN_START = /^[A-Za-z*]$/;
 const TOKEN_REST = /^[!#$%&'*+\-.^_`|~0-9A-Za-z:/]$/;
 const DIGIT = /^[0-9]$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** At most 100 characters of what a client sent, for a problem's text. */
-export function excerpt(text: string): string {
-  return text.length <= EXCERPT_LIMIT ? text : `${text.slice(0, EXCERPT_LIMIT)}…`;
-}
 
 /** An RFC 8941 Dictionary; throws an Error naming what does not parse. */
 export function parseDictionary(field: string, name: string): Map<string, Member> {
@@ -59,7 +55,7 @@ export function parseItemField(field: string, name: string): Item {
 
 function checkedSize(field: string, name: string): string {
   if (Buffer.byteLength(field, 'latin1') > MAX_FIELD_BYTES) {
-    throw new Error(`${name} must be at most ${MAX_FIELD_BYTES} bytes`);
+    throw new HeaderProblem(`${name} must be at most ${MAX_FIELD_BYTES} bytes`);
   }
   return field;
 }
@@ -123,7 +119,7 @@ class Parser {
   }
 
   fail(what: string): never {
-    throw new Error(`${this.#name} is not a valid structured field: ${what} (at character ${this.#at + 1})`);
+    throw new HeaderProblem(`${this.#name} is not a valid structured field: ${what} (at character ${this.#at + 1})`);
   }
 
   atEnd(): boolean {
@@ -149,7 +145,7 @@ class Parser {
     this.skipSpaces();
     while (!this.atEnd()) {
       if (++count > MAX_DICTIONARY_MEMBERS) {
-        throw new Error(`${this.#name} must have at most ${MAX_DICTIONARY_MEMBERS} members`);
+        throw new HeaderProblem(`${this.#name} must have at most ${MAX_DICTIONARY_MEMBERS} members`);
       }
       const key = this.#key();
       if (this.#peek() === '=') {

@@ -70,7 +70,7 @@ export interface Verified {
  * key_directory_unavailable.
  */
 export function verifyAgent(app: Verifier, req: IncomingMessage, address: string): null | Promise<Verified> {
-  const reading = readSignature(req.headers, (url) => isAllowedHost(url, app.outboundPolicy));
+  const reading = readSignature(req.headersDistinct, (url) => isAllowedHost(url, app.outboundPolicy));
   if (reading.kind === 'unsigned') return null;
   if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
   const early = judgeBeforeKey(reading, app.now());
@@ -86,7 +86,7 @@ async function withKey(app: Verifier, req: IncomingMessage, signed: SignedReques
   }
   if (found.kind === 'unavailable') throw refuse('key_directory_unavailable', found.problem, found.retryAfterSeconds);
   const key = found.kind === 'key' ? found.key : undefined;
-  const judged = judgeSignature(signed, requestFacts(app, req), key, app.now());
+  const judged = judgeSignature(signed, requestFacts(app, req), key);
   if (judged.kind === 'invalid') throw refuse('signature_invalid', judged.problem);
   const digest = createHash('sha256').update(signed.signature).digest('hex');
   return { identity: judged.identity, signature: { digest, expiresAt: signed.params.expires * 1000 } };
@@ -103,6 +103,6 @@ function requestFacts(app: Verifier, req: IncomingMessage) {
     scheme: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
     path: mark === -1 ? target : target.slice(0, mark),
     query: mark === -1 ? '' : target.slice(mark),
-    headers: req.headers,
+    headers: req.headersDistinct,
   };
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KeyDirectories, type DirectoryAnswer } from '../../src/identity/key-directory.ts';
-import type { RequestHeaders } from '../../src/identity/signature-base.ts';
+import type { RequestHeaders } from '../../src/identity/request-fields.ts';
 import { judgeBeforeKey, judgeSignature, readSignature } from '../../src/identity/signed-request.ts';
 import { agentKey, CREATED, noHttpHosts, NOW, serviceRequest, signRequest } from './signing.ts';
 
@@ -25,7 +25,7 @@ async function outcome(directories: KeyDirectories, headers: RequestHeaders, now
   if (found.kind === 'busy') return { status: 503, problem: 'busy' };
   if (found.kind === 'unavailable') return { status: 503, problem: found.problem };
   const key = found.kind === 'key' ? found.key : undefined;
-  const judged = judgeSignature(reading, serviceRequest(headers), key, now);
+  const judged = judgeSignature(reading, serviceRequest(headers), key);
   if (judged.kind === 'invalid') return { status: 401, problem: judged.problem };
   return { status: 200, identity: judged.identity };
 }

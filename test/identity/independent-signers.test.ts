@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signatureHeaders } from 'web-bot-auth';
 import { signerFromJWK } from 'web-bot-auth/crypto';
-import { judgeSignature, readSignature, type SignedRequest } from '../../src/identity/signed-request.ts';
+import { readSignature, type SignedRequest } from '../../src/identity/signed-request.ts';
 import {
   agentKey,
   CREATED,
+  judgeAt,
   lowerCased,
   noHttpHosts,
   NOW,
@@ -28,7 +29,7 @@ function judged(headers: Record<string, string | string[]>, facts = serviceReque
   const reading = readSignature(headers, noHttpHosts);
   assert.equal(reading.kind, 'signed', reading.kind === 'malformed' ? reading.problem : reading.kind);
   const signed = reading as SignedRequest;
-  return { signed, judgement: judgeSignature(signed, facts, KEY.publicKey, NOW) };
+  return { signed, judgement: judgeAt(signed, facts, KEY.publicKey, NOW) };
 }
 
 /** Headers of a request signed by web-bot-auth for this service, with the given Signature-Agent and label. */

@@ -6,12 +6,8 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { test } from 'node:test';
-import {
-  parseCoveredComponents,
-  signatureBase,
-  type RequestHeaders,
-  type SignedRequestFacts,
-} from '../../src/identity/signature-base.ts';
+import type { RequestHeaders } from '../../src/identity/request-fields.ts';
+import { parseCoveredComponents, signatureBase, type SignedRequestFacts } from '../../src/identity/signature-base.ts';
 import { parseDictionary, serializeInnerList, type InnerList } from '../../src/identity/structured-fields.ts';
 
 // RFC 9421 Appendix B.1.4, test-key-ed25519.

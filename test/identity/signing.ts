@@ -4,7 +4,14 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createSigner, httpbis } from 'http-message-signatures';
 import { jwkThumbprint, type Ed25519Jwk } from '../../src/identity/jwk.ts';
-import type { RequestHeaders, SignedRequestFacts } from '../../src/identity/signature-base.ts';
+import type { RequestHeaders } from '../../src/identity/request-fields.ts';
+import type { SignedRequestFacts } from '../../src/identity/signature-base.ts';
+import {
+  judgeBeforeKey,
+  judgeSignature,
+  type Judgement,
+  type SignedRequest,
+} from '../../src/identity/signed-request.ts';
 
 export const SERVICE_AUTHORITY = 'contact.example';
 export const SERVICE_PATH = '/api/v1/conversations';
@@ -87,4 +94,14 @@ export function serviceRequest(
     headers,
     ...overrides,
   };
+}
+
+/** A read signature judged as the service does at a moment: its times and alg first, then with the key. */
+export function judgeAt(
+  signed: SignedRequest,
+  request: SignedRequestFacts,
+  key: KeyObject | undefined,
+  now: number,
+): Judgement {
+  return judgeBeforeKey(signed, now) ?? judgeSignature(signed, request, key);
 }

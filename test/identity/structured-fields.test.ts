@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { HeaderProblem } from '../../src/identity/problems.ts';
 import {
   MAX_DICTIONARY_MEMBERS,
   MAX_FIELD_BYTES,
@@ -67,7 +68,7 @@ test('a single item field parses, as the legacy Signature-Agent string is sent',
   });
 });
 
-test('each malformed value is refused with a plain Error that says what is wrong', () => {
+test('each malformed value is refused with a HeaderProblem that says what is wrong', () => {
   const cases: Array<[string, RegExp]> = [
     ['A=1', /a key must start with a lower-case letter or \*/],
     ['a=1,', /a comma ends the value/],
@@ -92,7 +93,7 @@ test('each malformed value is refused with a plain Error that says what is wrong
   for (const [field, message] of cases) {
     assert.throws(
       () => parseDictionary(field, 'Test'),
-      (err: unknown) => err instanceof Error && err.constructor === Error && message.test(err.message),
+      (err: unknown) => err instanceof HeaderProblem && message.test(err.message),
       field,
     );
   }

@@ -10,9 +10,9 @@ import { verify } from 'node:crypto';
 import { test } from 'node:test';
 import { directoryKey } from '../../src/identity/jwk.ts';
 import { parseCoveredComponents, signatureBase, type SignedRequestFacts } from '../../src/identity/signature-base.ts';
-import { judgeSignature, readSignature, type SignedRequest } from '../../src/identity/signed-request.ts';
+import { readSignature, type SignedRequest } from '../../src/identity/signed-request.ts';
 import { parseDictionary, serializeInnerList, type InnerList } from '../../src/identity/structured-fields.ts';
-import { noHttpHosts } from './signing.ts';
+import { judgeAt, noHttpHosts } from './signing.ts';
 
 // RFC 9421 Appendix B.1.4, the public part of test-key-ed25519.
 const TEST_KEY = directoryKey({ kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs' });
@@ -159,13 +159,13 @@ test('the legacy Ed25519 vector is verified end to end as https://signature-agen
   assert.equal(signed.directoryUrl, 'https://signature-agent.test/.well-known/http-message-signatures-directory');
   assert.equal(signed.params.keyid, TEST_KEY!.thumbprint);
   const request = { ...EXAMPLE, headers: headersOf(VECTORS.V1_ED25519_LEGACY) };
-  assert.deepEqual(judgeSignature(signed, request, TEST_KEY!.key, CREATED_MS + 60_000), {
+  assert.deepEqual(judgeAt(signed, request, TEST_KEY!.key, CREATED_MS + 60_000), {
     kind: 'verified',
     identity: 'https://signature-agent.test',
   });
-  assert.equal(judgeSignature(signed, request, TEST_KEY!.key, CREATED_MS + 3_601_000).kind, 'invalid', 'expired');
+  assert.equal(judgeAt(signed, request, TEST_KEY!.key, CREATED_MS + 3_601_000).kind, 'invalid', 'expired');
   const here = { ...request, authority: 'contact.example' };
-  const refused = judgeSignature(signed, here, TEST_KEY!.key, CREATED_MS);
+  const refused = judgeAt(signed, here, TEST_KEY!.key, CREATED_MS);
   assert.match((refused as { problem: string }).problem, /authority contact\.example/);
 });
 
@@ -182,7 +182,7 @@ test('the vectors this policy refuses are refused for the reason docs/verified-a
   // RSA-PSS: read, then refused by its alg (401, not 400), before any key is looked up.
   const rsa = readSignature(headersOf(VECTORS.V1_RSA_LEGACY), noHttpHosts);
   assert.equal(rsa.kind, 'signed');
-  const judged = judgeSignature(rsa as SignedRequest, EXAMPLE, undefined, CREATED_MS);
+  const judged = judgeAt(rsa as SignedRequest, EXAMPLE, undefined, CREATED_MS);
   assert.deepEqual(judged, {
     kind: 'invalid',
     problem: "the signature's alg is rsa-pss-sha512; this service accepts ed25519 only",
