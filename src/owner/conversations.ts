@@ -12,6 +12,7 @@ import {
   agentLabel,
   agentName,
   asClause,
+  chosenWords,
   quotasIn,
   readStdin,
   findConversation,
@@ -34,22 +35,31 @@ export const conversationCommands: Record<string, Command> = {
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   reply: {
-    usage: 'reply <id> <text…> | reply <id> -  [--force]',
-    options: { force: { type: 'boolean' } },
+    usage: 'reply <id> [--choose <n>] <text…> | reply <id> [--choose <n>] -  [--force]',
+    options: { force: { type: 'boolean' }, choose: { type: 'string' } },
     textAfterId: true,
-    summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
+    summary:
+      'answer as the owner; "-" reads the text from stdin; --choose N, right after the id, answers the open ' +
+      "question with its choice N (or a choice's text), the text then optional; --force sends even at the " +
+      'daily maximum',
     run: async ({ positionals: [id, ...words], values, store, config }) => {
       const conversation = findConversation(store, id);
-      if (words.length === 0) throw new OwnerError('give the reply text, or - to read it from stdin');
-      const raw = words.length === 1 && words[0] === '-' ? await readStdin() : words.join(' ');
-      const text = validReply(raw.replace(/\n$/, '')); // an editor's final newline is not part of the reply
+      const choose = values.choose as string | undefined;
+      if (words.length === 0 && choose === undefined)
+        throw new OwnerError('give the reply text, or - to read it from stdin');
+      const fromStdin = words.length === 1 && words[0] === '-';
+      const raw = words.length === 0 ? null : fromStdin ? await readStdin() : words.join(' ');
+      // an editor's final newline is not part of the reply
+      const text = raw === null ? null : validReply(raw.replace(/\n$/, ''));
       const { quotas } = quotasIn(store, config);
       const message = ownerReply(store, conversation.id, text, {
         at: Date.now(),
         dailyMaximum: quotas.dailyMaximum,
         force: values.force === true,
+        ...(choose !== undefined && { choose }),
       });
-      console.log(`Replied to ${conversation.id} as seq ${message.seq}.`);
+      const chose = message.choice_for_seq == null ? '' : `, choosing ${chosenWords(message)}`;
+      console.log(`Replied to ${conversation.id} as seq ${message.seq}${chose}.`);
     },
   },
   close: {

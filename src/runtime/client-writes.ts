@@ -7,7 +7,13 @@
 import { storedMetadata } from '../base/stored-json.ts';
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
-import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
+import {
+  followUp,
+  openConversation,
+  type ClientWrite,
+  type FollowUpInput,
+  type Opening,
+} from '../rules/conversations.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 import { creationResult, messageView } from '../rules/views.ts';
 import type { RunningConfig } from '../base/config.ts';
@@ -68,7 +74,7 @@ export function clientWrites(
     /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
     async followUp(
       conversation: Conversation,
-      input: { message: string; key: string },
+      input: FollowUpInput,
       client: Client,
       also?: AlsoWrite,
     ) {

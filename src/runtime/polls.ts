@@ -6,6 +6,7 @@
 import { refuse } from '../refusals/refusal.ts';
 import { usableConversation } from '../rules/access.ts';
 import { updatesResult } from '../rules/views.ts';
+import { currentQuestion } from '../rules/questions.ts';
 import type { Conversation } from '../store/store.ts';
 import type { App } from './app.ts';
 
@@ -58,7 +59,8 @@ export function pollUpdates(
   if (takePoll(app, conversation, after, waitSeconds)) {
     return heldUntilNews(app, conversation, after, waitSeconds, whenGone);
   }
-  return updatesResult(conversation, after, app.config.pollIntervalSeconds);
+  const question = currentQuestion(app.store, conversation.id, app.now());
+  return updatesResult(conversation, after, app.config.pollIntervalSeconds, question);
 }
 
 async function heldUntilNews(
@@ -73,5 +75,6 @@ async function heldUntilNews(
   app.rates.polls.release(conversation.id, app.now(), held.ownerWrote, told);
   // Refused as a new poll would be, if it must be: purged, blocked or expired while it waited.
   const now = usableConversation(held.conversation, app.now());
-  return updatesResult(now, after, app.config.pollIntervalSeconds);
+  const question = currentQuestion(app.store, now.id, app.now());
+  return updatesResult(now, after, app.config.pollIntervalSeconds, question);
 }
