@@ -6,18 +6,17 @@ import { watchOtherCommits } from '../store/other-commits.ts';
 import { close, ownerReply, reopen } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
-import { shownBody, shownShort } from '../base/terminal.ts';
+import { shownBody, shownQuestion } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
+import { storedChoices } from '../rules/questions.ts';
+import { inbox } from './inbox.ts';
 import {
   agentLabel,
-  agentName,
   asClause,
   chosenWords,
   quotasIn,
   readStdin,
   findConversation,
-  isContact,
-  oneLine,
   OwnerError,
   when,
   type Command,
@@ -30,8 +29,8 @@ export const conversationCommands: Record<string, Command> = {
     usage: 'inbox [--all] [--json]',
     options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
     summary:
-      'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; ' +
-      '--all adds closed ones',
+      'conversations with an open question first (soonest reply-by on top, choices numbered), then those ' +
+      'waiting for a reply (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   reply: {
@@ -94,44 +93,6 @@ function validReply(text: string): string {
   }
 }
 
-function inbox(store: Store, all: boolean, json: boolean): void {
-  const rows = store.owner.inbox(all);
-  if (json) {
-    const items = rows.map(
-      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, verified_agent }) => ({
-        id,
-        status,
-        blocked: blocked === 1,
-        waiting_for_reply: status === 'open' && blocked === 0,
-        message_count: last_seq,
-        last_message_at,
-        last_author,
-        agent_name: agentName(metadata),
-        agent_name_verified: false,
-        verified_agent,
-        contact: isContact(store, verified_agent),
-        preview: oneLine(last_message, 80),
-      }),
-    );
-    return void console.log(JSON.stringify(items, null, 2));
-  }
-  if (rows.length === 0)
-    return void console.log(
-      all ? 'No conversations yet.' : 'No open or answered conversations. (--all shows closed ones.)',
-    );
-  for (const row of rows) {
-    const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
-    console.log(
-      `${mark}${row.id}  ${row.status.padEnd(9)} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(store, row.metadata, row.verified_agent)}  ${row.last_author}: "${shownShort(row.last_message, 60)}"`,
-    );
-  }
-}
-
-function messageCount(count: number): string {
-  return `${String(count).padStart(3)} ${count === 1 ? 'message ' : 'messages'}`;
-}
-
 function watch(store: Store): Promise<void> {
   // The starting point is taken before saying so: a message sent once the line is read is
   // stamped later, and shows. After that, messages stamped at or after the newest printed
@@ -155,6 +116,10 @@ function watch(store: Store): Promise<void> {
         const sender = agentLabel(store, message.metadata, message.verified_agent);
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
+        if (message.choices !== null || message.reply_by !== null) {
+          const question = { choices: storedChoices(message), reply_by: message.reply_by ?? null, state: 'open' };
+          console.log(shownQuestion(question, Date.now()));
+        }
       }
       unread = false;
     };

@@ -14,6 +14,7 @@ import {
   type FollowUpInput,
   type Opening,
 } from '../rules/conversations.ts';
+import { NO_QUESTION, questionColumns, type QuestionInput } from '../rules/questions.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 import { creationResult, messageView } from '../rules/views.ts';
 import type { RunningConfig } from '../base/config.ts';
@@ -36,6 +37,11 @@ export type AlsoWrite = () => Promise<(conversationId: string) => void>;
 async function afterRehearsal<T>(store: Store, rule: () => T, also: AlsoWrite) {
   const rehearsal = store.rehearse(rule) as T & { duplicate?: boolean };
   return rehearsal.duplicate === true ? undefined : also();
+}
+
+/** A question as the notifier is told of it: its choices, and its reply-by time as stored. */
+function asked(question: QuestionInput = NO_QUESTION) {
+  return { choices: question.choices, replyBy: questionColumns(question).reply_by };
 }
 
 export function clientWrites(
@@ -67,6 +73,7 @@ export function clientWrites(
         verifiedAgent: client.agent,
         contact: opened.contact,
         message: opening.message,
+        ...asked(opening.question),
       });
       return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
     },
@@ -92,7 +99,9 @@ export function clientWrites(
         const seq = result.message.seq;
         const { contact } = result;
         const verifiedAgent = client.agent;
-        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message: input.message });
+        const { message } = input;
+        const conversationId = conversation.id;
+        notifyOwner({ conversationId, seq, agentName, verifiedAgent, contact, message, ...asked(input.question) });
       }
       return { message: messageView(result.message), duplicate: result.duplicate };
     },

@@ -10,7 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import type { Log } from '../base/log.ts';
-import { senderLabel, shown, shownBody } from '../base/terminal.ts';
+import { senderLabel, shown, shownBody, shownChoices, shownQuestion } from '../base/terminal.ts';
 import { isoTime } from '../base/time.ts';
 
 export interface NewClientMessage {
@@ -22,6 +22,9 @@ export interface NewClientMessage {
   /** whether that identity is one of the owner's contacts */
   readonly contact: boolean;
   readonly message: string;
+  /** a question's choices and reply-by time (ISO 8601, UTC), each null when it has none */
+  readonly choices?: readonly string[] | null;
+  readonly replyBy?: string | null;
 }
 
 // A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
@@ -93,6 +96,9 @@ function runNotifier(
     VERIFIED_AGENT: shown(event.verifiedAgent ?? ''),
     CONTACT: event.contact ? '1' : '',
     SENDER: senderLabel(event.agentName, event.verifiedAgent, event.contact),
+    // A question's choices, one a line and numbered as `reply --choose` takes them; its reply-by time. Else empty.
+    CHOICES: shownChoices(event.choices ?? []).join('\n'),
+    REPLY_BY: event.replyBy ?? '',
   };
   let child;
   try {
@@ -111,5 +117,12 @@ function runNotifier(
     finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
   );
   child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
-  child.stdin.end(`${shownBody(event.message)}\n`); // as `show` prints it: escaped, each line behind its prefix
+  child.stdin.end(notifierText(event)); // as `show` prints it: escaped, each line behind its prefix
+}
+
+/** The message as `show` prints it, and below it the question, if it is one. */
+function notifierText(event: NewClientMessage): string {
+  const question = { choices: event.choices ?? null, reply_by: event.replyBy ?? null, state: 'open' };
+  const asked = question.choices !== null || question.reply_by !== null;
+  return `${shownBody(event.message)}\n${asked ? `${shownQuestion(question, Date.now())}\n` : ''}`;
 }
