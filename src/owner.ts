@@ -74,13 +74,25 @@ function optionArgs(command: Command | FileCommand, args: string[]) {
   }
 }
 
-/** reply's arguments: `--help` first asks for help; an option's whole name anywhere is it; every other word is text. */
+/**
+ * reply's arguments: `--help` first asks for help; a boolean option's whole name anywhere is it; an option
+ * with a value (`--choose N`, `--choose=N`) is one only right after the id, where no text has begun, so
+ * a reply whose words include `--choose` later is sent as typed; every other word is text.
+ */
 function textArgs(command: Command, args: string[]) {
   if (args[0] === '--help' || args[0] === '-h') return { values: { help: true }, positionals: [] };
-  const flags = Object.keys(command.options ?? {}).map((name) => `--${name}`);
+  const options = Object.entries(command.options ?? {});
+  const flags = options.filter(([, option]) => option.type === 'boolean').map(([name]) => `--${name}`);
   const words = args.filter((word) => !flags.includes(word));
+  const values: Record<string, unknown> = Object.fromEntries(flags.map((flag) => [flag.slice(2), args.includes(flag)]));
+  for (const [name] of options.filter(([, option]) => option.type === 'string')) {
+    const [word, next] = [words[1], words[2]];
+    if (word?.startsWith(`--${name}=`)) values[name] = words.splice(1, 1)[0]?.slice(name.length + 3);
+    else if (word !== `--${name}`) continue;
+    else if (next === undefined) throw new OwnerError(`--${name} needs a value; usage: ${command.usage}`);
+    else values[name] = words.splice(1, 2)[1];
+  }
   if (words[1] === '--') words.splice(1, 1); // the usual end of options, after the id, is still understood
-  const values = Object.fromEntries(flags.map((flag) => [flag.slice(2), args.includes(flag)]));
   return { values, positionals: words };
 }
 

@@ -21,6 +21,13 @@ export const BOUNDS = Object.freeze({
   /** message text one answer carries at most, in UTF-8 bytes (conversations.ts says why) */
   pageTextBytes: 256 * 1024,
   credentialLifetimeDays: 365,
+  /** a question's choices: how many, and how long each is (after trimming) */
+  choicesMin: 2,
+  choicesMax: 8,
+  choiceMaxChars: 100,
+  /** how soon and how late a question's reply_by may be, after the service receives it */
+  replyByMinSeconds: 60,
+  replyByMaxDays: 30,
 });
 
 /** A credential: 64 lowercase hex characters (32 random bytes). */
@@ -36,6 +43,10 @@ export const METADATA_KEYS = ['agent_name', 'model', 'framework'] as const;
 /** open: waiting for the owner; answered: the owner wrote last; closed: the owner closed it. */
 export const CONVERSATION_STATUSES = ['open', 'answered', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+/** A question's states: open until answered or past reply_by; superseded when a newer one came while it was open. */
+export const QUESTION_STATES = ['open', 'answered', 'expired', 'superseded'] as const;
+export type QuestionState = (typeof QUESTION_STATES)[number];
 
 export const AUTHORS = ['client', 'owner'] as const;
 export type Author = (typeof AUTHORS)[number];

@@ -8,6 +8,8 @@
 // the owner sees that they were sent, and the terminal does nothing with them.
 // `--json` and `export` print the exact text; this is only for what a person reads.
 
+import { deadlineWords } from './time.ts';
+
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0]/gu;
 
 function escaped(character: string): string {
@@ -60,4 +62,33 @@ export function senderLabel(agentName: string | null, verifiedAgent: string | nu
  */
 export function verifiedLabel(identity: string, contact = false): string {
   return `${contact ? 'contact' : 'verified'}: ${shown(identity)}`;
+}
+
+/** What the owner reads of a question: its choices, its reply-by time, and its state when known. */
+export interface ShownQuestion {
+  readonly choices: readonly string[] | null;
+  readonly reply_by: string | null;
+  /** open, answered, expired or superseded (rules/questions.ts); a new message's is open */
+  readonly state: string;
+}
+
+/**
+ * A question below its message, on lines of the script's own (the choices numbered from 1, each shown
+ * as agents' text is): `    question, reply by 14:00 UTC (in 3 h):` then `      1. Tuesday`.
+ */
+export function shownQuestion(question: ShownQuestion, now: number): string {
+  const deadline = question.reply_by === null ? 'no reply-by time' : deadlineWords(question.reply_by, now);
+  const words: Record<string, string> = {
+    open: deadline,
+    expired: deadline,
+    answered: 'answered',
+    superseded: 'superseded by a newer question',
+  };
+  const header = `    question, ${words[question.state] ?? shown(question.state)}${question.choices ? ':' : ''}`;
+  return [header, ...shownChoices(question.choices ?? [], '      ')].join('\n');
+}
+
+/** Choices numbered from 1 as `--choose` takes them, each shown as agents' text is: `1. Tuesday`. */
+export function shownChoices(choices: readonly string[], indent = ''): string[] {
+  return choices.map((choice, i) => `${indent}${i + 1}. ${shown(choice)}`);
 }

@@ -81,7 +81,26 @@ function protocolSteps(config: RunningConfig): string[] {
       '7. Every refusal, on every door, carries a stable reason (REST and MCP tool results: error.reason; MCP ' +
       'JSON-RPC errors: error.data.reason; A2A: ErrorInfo.metadata.reason), the same word for the same rule: ' +
       'key your error handling on it.',
+    questionStep(),
   ];
+}
+
+/** Asking a question the owner answers with one choice, by a deadline (rules/questions.ts). */
+function questionStep(): string {
+  const { choicesMin, choicesMax, choiceMaxChars, replyByMinSeconds, replyByMaxDays } = BOUNDS;
+  return (
+    `8. Ask for a decision: beside "message" (an opening or a follow-up), add "choices": [${choicesMin} to ` +
+    `${choicesMax} distinct answers of 1 to ${choiceMaxChars} characters] and/or "reply_by": "<RFC 3339 date-time ` +
+    `with an offset, ${replyByMinSeconds} seconds to ${replyByMaxDays} days ahead>" (400 bad_choices or ` +
+    'bad_reply_by names what to fix; a retry with the same key must carry the same values). The conversation ' +
+    'and updates then carry "question": {seq, choices, reply_by, state}, state open until the owner answers ' +
+    "(answered) or reply_by passes (expired). The owner's answer is a message with \"choice\": {for_seq, index, " +
+    'text}, the choice at choices[index] (from 0), so you can act on it without reading prose; no choice ever ' +
+    'arrives after reply_by, and updates?wait answers at reply_by when the question expires while you wait. A ' +
+    'question without choices is answered by any reply; a newer question replaces one still open (superseded). ' +
+    'Over MCP: the arguments choices and reply_by; over A2A: a data part {"choices": [...], "reply_by": "..."} ' +
+    'beside the text part, and the choice comes back as a data part {"choice": {...}} of the owner\'s message.'
+  );
 }
 
 /** Every limit as a number; 0 means unlimited (or, for a share, none). */
@@ -112,6 +131,11 @@ function limitNumbers(app: App) {
     directory_offset_max: BOUNDS.directoryOffsetMax,
     history_limit_default: BOUNDS.historyLimitDefault,
     history_limit_max: BOUNDS.historyLimitMax,
+    question_choices_min: BOUNDS.choicesMin,
+    question_choices_max: BOUNDS.choicesMax,
+    choice_max_chars: BOUNDS.choiceMaxChars,
+    reply_by_min_seconds: BOUNDS.replyByMinSeconds,
+    reply_by_max_days: BOUNDS.replyByMaxDays,
   };
 }
 

@@ -5,6 +5,10 @@ import { json, ref } from './schemas.ts';
 import { BOUNDS } from '../base/contract.ts';
 import { after, EVERY_ERROR, id, integerParameter, key, operation } from './operations.ts';
 
+const QUESTION_NOTE =
+  'With choices and/or reply_by the message is a question: the conversation and updates carry it as `question` ' +
+  "with its state, and the owner's answer carries `choice` ({for_seq, index, text}); none arrives after reply_by.";
+
 export const CONVERSATION_PATHS = {
   '/api/v1/conversations': {
     post: operation('createConversation', {
@@ -19,7 +23,8 @@ export const CONVERSATION_PATHS = {
         'credential; when the response was lost, start again with a new key (a random UUID). Counts toward ' +
         "the shared daily maximum and its sender's share of it: a verified stranger's site's and the verified " +
         "pool, or unsigned the address's and the unverified pool (a contact of the owner's, neither). A " +
-        'signature authorizes one write: another write carrying it gets 401 signature_replayed.',
+        'signature authorizes one write: another write carrying it gets 401 signature_replayed. ' +
+        QUESTION_NOTE,
       ok: {
         '201': { description: 'Opened; store the id and access_token now.', content: json(ref('CreationResult')) },
       },
@@ -69,7 +74,8 @@ export const CONVERSATION_PATHS = {
         'A new Idempotency-Key per message. The same key with the identical body answers 200 with the ' +
         'original message and duplicate true; with a different body, 409. Counts toward the day and toward ' +
         "the conversation's share and its sender's (a verified stranger's site's and the verified pool, or " +
-        "unsigned the address's and the unverified pool; a contact's, neither).",
+        "unsigned the address's and the unverified pool; a contact's, neither). The same key must carry the same " +
+        `choices and reply_by too. ${QUESTION_NOTE}`,
       ok: {
         '201': { description: 'Stored.', content: json(ref('FollowUpResult')) },
         '200': {
@@ -103,7 +109,9 @@ export const CONVERSATION_PATHS = {
         'S seconds uses S seconds of that interval (also when answered at once because the owner already ' +
         'wrote), so a client that chains waits of the longest length never gets 429; a wait that ends because ' +
         'the owner wrote lets the next poll in at once; a wait answered at once with news the previous poll ' +
-        'already brought counts as a plain poll. One waiting poll per conversation while polls are limited.',
+        'already brought counts as a plain poll. One waiting poll per conversation while polls are limited. ' +
+        "When the open question's reply_by comes before the wait ends, the wait answers then, with the question " +
+        'expired, and the next poll is let in at once.',
       ok: { '200': { description: 'The signal.', content: json(ref('Updates')) } },
     }),
   },

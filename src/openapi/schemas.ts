@@ -3,6 +3,7 @@
 
 import { AUTHORS, CONVERSATION_STATUSES, CREDENTIAL_PATTERN, BOUNDS, METADATA_KEYS } from '../base/contract.ts';
 import { EVENT_TYPES } from '../rules/push.ts';
+import { CHOICES_INPUT, QUESTION, QUESTION_FIELDS, REPLY_BY_INPUT } from './question-schemas.ts';
 import { clientReasons } from '../refusals/refusal.ts';
 import {
   CHECK_STATUSES,
@@ -164,6 +165,8 @@ export const SCHEMAS = {
   CreateConversation: object(['message'], {
     message: messageText,
     metadata: { oneOf: [metadata, { type: 'null' }] },
+    choices: CHOICES_INPUT,
+    reply_by: REPLY_BY_INPUT,
   }),
   CreationResult: object(['id', 'access_token', 'expires_at'], {
     id: UUID,
@@ -190,6 +193,7 @@ export const SCHEMAS = {
       'messages_url',
       'updates_url',
       'poll_after_seconds',
+      'question',
     ],
     {
       id: UUID,
@@ -208,8 +212,10 @@ export const SCHEMAS = {
         description: 'Who closed it, while it is closed: its agent (POST …/close) or the owner; else null.',
       },
       ...links,
+      question: ref('Question'),
     },
   ),
+  Question: QUESTION,
   Message: object(['seq', 'author', 'message', 'created_at'], {
     seq: {
       type: 'integer',
@@ -220,13 +226,14 @@ export const SCHEMAS = {
     message: messageText,
     created_at: DATE_TIME,
     verified_agent: VERIFIED_AGENT,
+    ...QUESTION_FIELDS,
   }),
   History: object(['items', 'has_more', 'next_after'], {
     items: { type: 'array', items: ref('Message') },
     has_more: { type: 'boolean' },
     next_after: { type: 'integer', minimum: 0 },
   }),
-  FollowUp: object(['message'], { message: messageText }),
+  FollowUp: object(['message'], { message: messageText, choices: CHOICES_INPUT, reply_by: REPLY_BY_INPUT }),
   FollowUpResult: object(['message', 'duplicate'], { message: ref('Message'), duplicate: { type: 'boolean' } }),
   JsonRpcMessage: {
     type: 'object',
@@ -273,12 +280,13 @@ export const SCHEMAS = {
       latest_owner_seq: { type: 'integer', minimum: 0 },
     }),
   }),
-  Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds'], {
+  Updates: object(['id', 'status', 'last_seq', 'latest_owner_seq', 'new_reply', 'poll_after_seconds', 'question'], {
     id: UUID,
     status: STATUS,
     last_seq: { type: 'integer', minimum: 1 },
     latest_owner_seq: { type: 'integer', minimum: 0 },
     new_reply: { type: 'boolean' },
     poll_after_seconds: INTEGER,
+    question: ref('Question'),
   }),
 };

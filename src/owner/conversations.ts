@@ -7,17 +7,17 @@ import { close, reopen } from '../rules/closing.ts';
 import { ownerReply } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
-import { shownBody, shownShort } from '../base/terminal.ts';
+import { shownBody, shownQuestion } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
+import { storedChoices } from '../rules/questions.ts';
+import { inbox } from './inbox.ts';
 import {
   agentLabel,
-  agentName,
   asClause,
+  chosenWords,
   quotasIn,
   readStdin,
   findConversation,
-  isContact,
-  oneLine,
   OwnerError,
   when,
   type Command,
@@ -30,27 +30,36 @@ export const conversationCommands: Record<string, Command> = {
     usage: 'inbox [--all] [--json]',
     options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
     summary:
-      'conversations waiting for a reply first (longest waiting on top), then blocked ones, then the rest; ' +
-      '--all adds closed ones',
+      'conversations with an open question first (soonest reply-by on top, choices numbered), then those ' +
+      'waiting for a reply (longest waiting on top), then blocked ones, then the rest; --all adds closed ones',
     run: ({ values, store }) => inbox(store, values.all === true, values.json === true),
   },
   reply: {
-    usage: 'reply <id> <text…> | reply <id> -  [--force]',
-    options: { force: { type: 'boolean' } },
+    usage: 'reply <id> [--choose <n>] <text…> | reply <id> [--choose <n>] -  [--force]',
+    options: { force: { type: 'boolean' }, choose: { type: 'string' } },
     textAfterId: true,
-    summary: 'answer as the owner; "-" reads the text from stdin; --force sends even at the daily maximum',
+    summary:
+      'answer as the owner; "-" reads the text from stdin; --choose N, right after the id, answers the open ' +
+      "question with its choice N (or a choice's text), the text then optional; --force sends even at the " +
+      'daily maximum',
     run: async ({ positionals: [id, ...words], values, store, config }) => {
       const conversation = findConversation(store, id);
-      if (words.length === 0) throw new OwnerError('give the reply text, or - to read it from stdin');
-      const raw = words.length === 1 && words[0] === '-' ? await readStdin() : words.join(' ');
-      const text = validReply(raw.replace(/\n$/, '')); // an editor's final newline is not part of the reply
+      const choose = values.choose as string | undefined;
+      if (words.length === 0 && choose === undefined)
+        throw new OwnerError('give the reply text, or - to read it from stdin');
+      const fromStdin = words.length === 1 && words[0] === '-';
+      const raw = words.length === 0 ? null : fromStdin ? await readStdin() : words.join(' ');
+      // an editor's final newline is not part of the reply
+      const text = raw === null ? null : validReply(raw.replace(/\n$/, ''));
       const { quotas } = quotasIn(store, config);
       const message = ownerReply(store, conversation.id, text, {
         at: Date.now(),
         dailyMaximum: quotas.dailyMaximum,
         force: values.force === true,
+        ...(choose !== undefined && { choose }),
       });
-      console.log(`Replied to ${conversation.id} as seq ${message.seq}.`);
+      const chose = message.choice_for_seq == null ? '' : `, choosing ${chosenWords(message)}`;
+      console.log(`Replied to ${conversation.id} as seq ${message.seq}${chose}.`);
     },
   },
   close: {
@@ -85,47 +94,6 @@ function validReply(text: string): string {
   }
 }
 
-function inbox(store: Store, all: boolean, json: boolean): void {
-  const rows = store.owner.inbox(all);
-  if (json) {
-    const items = rows.map(
-      ({ id, status, blocked, last_seq, last_message_at, last_author, metadata, last_message, ...row }) => ({
-        id,
-        status,
-        closed_by: row.closed_by,
-        blocked: blocked === 1,
-        waiting_for_reply: status === 'open' && blocked === 0,
-        message_count: last_seq,
-        last_message_at,
-        last_author,
-        agent_name: agentName(metadata),
-        agent_name_verified: false,
-        verified_agent: row.verified_agent,
-        contact: isContact(store, row.verified_agent),
-        preview: oneLine(last_message, 80),
-      }),
-    );
-    return void console.log(JSON.stringify(items, null, 2));
-  }
-  if (rows.length === 0)
-    return void console.log(
-      all ? 'No conversations yet.' : 'No open or answered conversations. (--all shows closed ones.)',
-    );
-  for (const row of rows) {
-    const mark = row.blocked ? 'BLOCKED ' : row.status === 'open' ? 'WAITING ' : '        ';
-    const status = row.closed_by === 'agent' ? 'closed by the agent' : row.status.padEnd(9);
-    console.log(
-      `${mark}${row.id}  ${status} ${messageCount(row.last_seq)}  last ${when(row.last_message_at)}  ` +
-        `${agentLabel(store, row.metadata, row.verified_agent)}  ` +
-        `${row.last_author}: "${shownShort(row.last_message, 60)}"`,
-    );
-  }
-}
-
-function messageCount(count: number): string {
-  return `${String(count).padStart(3)} ${count === 1 ? 'message ' : 'messages'}`;
-}
-
 function watch(store: Store): Promise<void> {
   // The starting point is taken before saying so: a message sent once the line is read is
   // stamped later, and shows. After that, messages stamped at or after the newest printed
@@ -150,6 +118,10 @@ function watch(store: Store): Promise<void> {
         const sender = agentLabel(store, message.metadata, message.verified_agent);
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
+        if (message.choices !== null || message.reply_by !== null) {
+          const question = { choices: storedChoices(message), reply_by: message.reply_by ?? null, state: 'open' };
+          console.log(shownQuestion(question, Date.now()));
+        }
       }
       printAgentCloses(store, closes);
       unread = false;

@@ -5,10 +5,10 @@ import path from 'node:path';
 import type { Config } from '../base/config.ts';
 import { quotasOf, type Quotas } from '../rules/quotas.ts';
 import { refuse } from '../refusals/refusal.ts';
-import type { Conversation, Store } from '../store/store.ts';
+import type { Conversation, Message, Store } from '../store/store.ts';
 import { siteOf } from '../base/sites.ts';
 import { storedMetadata, storedObject } from '../base/stored-json.ts';
-import { senderLabel } from '../base/terminal.ts';
+import { senderLabel, shown } from '../base/terminal.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';
@@ -80,6 +80,12 @@ export function isContact(store: Store, identity: string | null): boolean {
 /** Who wrote, for the terminal: the declared name and `verified: <identity>`, `contact: …` or `(unverified)`. */
 export function agentLabel(store: Store, metadata: string, verifiedAgent: string | null): string {
   return senderLabel(agentName(metadata), verifiedAgent, isContact(store, verifiedAgent));
+}
+
+/** `2 (Wednesday) for question #3`: the choice an owner message made, its text shown as agents' text is. */
+export function chosenWords(message: Message): string {
+  const number = (message.choice_index ?? 0) + 1;
+  return `${number} (${shown(message.choice_text ?? '')}) for question #${message.choice_for_seq}`;
 }
 
 /** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */

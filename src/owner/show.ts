@@ -3,10 +3,11 @@
 // a Web Bot Auth signature proved for the opening and for each client message, or unverified.
 
 import { storedMetadata } from '../base/stored-json.ts';
-import { shown, shownBody, verifiedLabel } from '../base/terminal.ts';
+import { shown, shownBody, shownQuestion, verifiedLabel } from '../base/terminal.ts';
 import { messageView } from '../rules/views.ts';
+import { currentQuestion, questionsIn } from '../rules/questions.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
-import { agentLabel, counted, findConversation, isContact, when, type Command } from './shared.ts';
+import { agentLabel, chosenWords, counted, findConversation, isContact, when, type Command } from './shared.ts';
 
 export const showCommands: Record<string, Command> = {
   show: {
@@ -47,6 +48,7 @@ function conversationJson(store: Store, conversation: Conversation, messages: Me
     metadata_verified: false,
     verified_agent,
     contact: isContact(store, verified_agent),
+    question: currentQuestion(store, id, Date.now()), // the newest question and its state, or null
     messages: messages.map(messageView),
   };
 }
@@ -79,9 +81,13 @@ function show(store: Store, conversation: Conversation, json: boolean): void {
     console.log(`  ${label.padEnd(11)} ${shown(push.url)} (registered ${when(push.created_at)})`);
     console.log(`              ${deliveryState(push)}`);
   }
+  const questions = questionsIn(messages, Date.now());
   for (const message of messages) {
-    console.log(`\n#${message.seq}  ${author(store, message)}  ${when(message.created_at)}`);
+    const chose = message.choice_for_seq == null ? '' : `  chose ${chosenWords(message)}`;
+    console.log(`\n#${message.seq}  ${author(store, message)}  ${when(message.created_at)}${chose}`);
     console.log(shownBody(message.message));
+    const question = questions.get(message.seq);
+    if (question) console.log(shownQuestion(question, Date.now()));
   }
 }
 

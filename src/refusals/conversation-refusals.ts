@@ -173,6 +173,23 @@ export const CONVERSATION_REFUSALS = {
   reply_to_closed: entry(410, ['owner'], '',
     (_t: Terms, id: string) => `Conversation ${id} is closed; reopen it first.`,
   ),
+  no_open_question: entry(409, ['owner'], '',
+    (_t: Terms, id: string, why: string) =>
+      `Conversation ${id} has no open question (${why}); reply without --choose.`,
+  ),
+  question_expired: entry(409, ['owner'], '',
+    (_t: Terms, seq: number, replyBy: string) =>
+      `The question #${seq} expired at ${replyBy}, so no choice is sent after it; reply without --choose.`,
+  ),
+  no_choices: entry(409, ['owner'], '',
+    (_t: Terms, seq: number) =>
+      `The question #${seq} has no choices, only a reply-by time; reply without --choose.`,
+  ),
+  no_such_choice: entry(400, ['owner'], '',
+    (_t: Terms, given: string, seq: number, count: number) =>
+      `The question #${seq} has no choice ${JSON.stringify(given)}; give a number from 1 to ${count}, ` +
+      "or a choice's text as `show` prints it.",
+  ),
   owner_daily_maximum: entry(429, ['owner'], '',
     (_t: Terms, limit: number) => `Today's shared maximum of ${limit} messages is reached; add --force to send anyway.`,
   ),

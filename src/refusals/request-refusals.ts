@@ -108,6 +108,21 @@ export const REQUEST_REFUSALS = {
       `The ${t.field} \`metadata\` holds an unknown metadata key ${JSON.stringify(key.slice(0, 60))}; ` +
       `allowed keys: ${METADATA_KEYS.join(', ')}.`,
   ),
+  bad_choices: entry(400, ['post', 'mcp'],
+    `\`choices\` is not ${BOUNDS.choicesMin} to ${BOUNDS.choicesMax} distinct strings of 1 to ` +
+      `${BOUNDS.choiceMaxChars} characters of plain text.`,
+    (t: Terms, name: string, problem: string) =>
+      `The ${t.field} \`${name}\` ${problem}. Send ${BOUNDS.choicesMin} to ${BOUNDS.choicesMax} choices, each ` +
+      `1 to ${BOUNDS.choiceMaxChars} characters of plain text, no two alike, or leave it out.`,
+  ),
+  bad_reply_by: entry(400, ['post', 'mcp'],
+    `\`reply_by\` is not an RFC 3339 date-time with an offset from ${BOUNDS.replyByMinSeconds} seconds to ` +
+      `${BOUNDS.replyByMaxDays} days ahead.`,
+    (t: Terms, name: string, problem: string) =>
+      `The ${t.field} \`${name}\` ${problem}. Send an RFC 3339 date-time with an offset (Z or +hh:mm), from ` +
+      `${BOUNDS.replyByMinSeconds} seconds to ${BOUNDS.replyByMaxDays} days after you send the message, or ` +
+      'leave it out.',
+  ),
   key_missing: entry(400, ['post'], 'The Idempotency-Key header is missing.',
     () =>
       `The Idempotency-Key header is required: send a new unique key (${KEY_RULE}) with each new message; ` +

@@ -13,6 +13,14 @@ import { recordSignature, refuseUsedSignature, type SignatureUse } from './signa
 import { siteOf } from '../base/sites.ts';
 import { refuse } from '../refusals/refusal.ts';
 import { messageView } from './views.ts';
+import {
+  chosen,
+  NO_QUESTION,
+  questionColumns,
+  refuseReplyByOutOfRange,
+  sameQuestion,
+  type QuestionInput,
+} from './questions.ts';
 import type { SenderKey } from '../store/quota-counts.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
@@ -22,6 +30,15 @@ export interface Opening {
   readonly message: string;
   readonly metadata: Readonly<Record<string, string>>;
   readonly key: string;
+  /** choices and a reply-by time, when the message is a question (questions.ts) */
+  readonly question?: QuestionInput;
+}
+
+/** A client's validated follow-up. */
+export interface FollowUpInput {
+  readonly message: string;
+  readonly key: string;
+  readonly question?: QuestionInput;
 }
 
 /** A client's write: when, under which quotas, from which address (its keyed hash), signed by whom (or null). */
@@ -48,6 +65,9 @@ function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Co
   if (store.senderBlocks.anyBlocked([...own, ...theirs])) throw refuse('sender_blocked');
 }
 
+/** What a message stores beside its text: a client's question, or the owner's choice. */
+type Beside = Partial<Pick<Message, 'choices' | 'reply_by' | 'choice_for_seq' | 'choice_index' | 'choice_text'>>;
+
 /** Appends the next message; a client message makes the conversation open, an owner reply answered. */
 function append(
   store: Store,
@@ -57,9 +77,11 @@ function append(
   at: number,
   key: string | null,
   client: { agent: string | null; sender: SenderKey } | null = null,
+  beside: Beside = {},
 ): Message {
   const seq = conversation.last_seq + 1;
-  const message = { seq, author, message: text, created_at: isoTime(at), verified_agent: client?.agent ?? null };
+  const verified_agent = client?.agent ?? null;
+  const message = { seq, author, message: text, created_at: isoTime(at), verified_agent, ...beside };
   const latestOwnerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
   // An owner's last word to a conversation its agent closed leaves it closed; otherwise whose turn it is.
   const status = conversation.status === 'closed' ? 'closed' : author === 'owner' ? 'answered' : 'open';
@@ -80,6 +102,8 @@ export function openConversation(
   return store.transaction(() => {
     refuseBlockedSender(store, write);
     if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
+    const question = opening.question ?? NO_QUESTION;
+    refuseReplyByOutOfRange(question, write.at);
     refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     countOpening(store, write.quotas, write.at, write.addressHash);
     const id = randomUUID();
@@ -109,6 +133,7 @@ export function openConversation(
       message: opening.message,
       created_at: createdAt,
       verified_agent: write.agent,
+      ...questionColumns(question),
     };
     store.insertMessage(id, first, opening.key, counted);
     recordSignature(store, write.signature, id, 1);
@@ -124,7 +149,7 @@ export function openConversation(
 export function followUp(
   store: Store,
   id: string,
-  input: { message: string; key: string },
+  input: FollowUpInput,
   write: ClientWrite,
 ): { message: Message; duplicate: boolean; conversation: Conversation; contact: boolean } {
   return store.transaction(() => {
@@ -132,16 +157,21 @@ export function followUp(
     const conversation = usableConversation(store.conversationById(id), write.at);
     refuseBlockedSender(store, write, conversation);
     const original = store.messageByKey(id, input.key);
+    const question = input.question ?? NO_QUESTION;
     if (original) {
-      if (original.message !== input.message) throw refuse('follow_up_key_conflict');
+      // the same key must carry the same message: its text, and its choices and reply_by
+      const same = original.message === input.message && sameQuestion(original, question);
+      if (!same) throw refuse('follow_up_key_conflict');
       return { message: original, duplicate: true, conversation, contact: false };
     }
+    refuseReplyByOutOfRange(question, write.at);
     refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     if (conversation.status === 'closed') throw refuse('conversation_closed');
     const counted = countedAs(store, write.agent, write.addressHash);
     countClientMessage(store, write.quotas, write.at, { conversationId: id, key: counted });
     const client = { agent: write.agent, sender: counted };
-    const message = append(store, conversation, 'client', input.message, write.at, input.key, client);
+    const beside = questionColumns(question);
+    const message = append(store, conversation, 'client', input.message, write.at, input.key, client, beside);
     recordSignature(store, write.signature, id, message.seq);
     return { message, duplicate: false, conversation, contact: counted.startsWith('contact:') };
   });
@@ -149,19 +179,24 @@ export function followUp(
 
 /**
  * The owner's reply; it may use the whole daily maximum, which only `force` passes. A conversation the
- * owner closed takes no reply until reopened; one its agent closed does, and stays closed.
+ * owner closed takes no reply until reopened; one its agent closed does, and stays closed. With `choose`
+ * it answers the open question with that choice (questions.ts), and its text is the choice's when null.
  */
 export function ownerReply(
   store: Store,
   id: string,
-  text: string,
-  when: { at: number; dailyMaximum: number; force?: boolean },
+  text: string | null,
+  when: { at: number; dailyMaximum: number; force?: boolean; choose?: string },
 ): Message {
   return store.transaction(() => {
     const conversation = existing(store, id);
     if (conversation.status === 'closed' && conversation.closed_by !== 'agent') throw refuse('reply_to_closed', id);
+    const choice = when.choose === undefined ? null : chosen(store, id, when.choose, when.at);
     countOwnerReply(store, when.dailyMaximum, when.at, when.force === true);
-    const message = append(store, conversation, 'owner', text, when.at, null);
+    const beside = choice && { choice_for_seq: choice.for_seq, choice_index: choice.index, choice_text: choice.text };
+    const words = text ?? choice?.text;
+    if (words === undefined) throw new Error('a reply needs its text, or a choice');
+    const message = append(store, conversation, 'owner', words, when.at, null, null, beside ?? {});
     writePushEvents(store, id, 'conversation.replied', when.at);
     return message;
   });

@@ -4,6 +4,7 @@
 
 import { storedMetadata } from '../base/stored-json.ts';
 import type { Conversation, Message } from '../store/store.ts';
+import { choiceOf, isQuestion, storedChoices, type QuestionView } from './questions.ts';
 
 export const PRIVACY_STATEMENT =
   'Your messages are private between you and the one human who runs this service. They are stored in a ' +
@@ -48,8 +49,13 @@ export function creationResult(
   };
 }
 
-/** The Conversation record. */
-export function conversationRecord(conversation: Conversation, baseUrl: string, pollAfterSeconds: number) {
+/** The Conversation record, with its newest question (questions.ts currentQuestion). */
+export function conversationRecord(
+  conversation: Conversation,
+  baseUrl: string,
+  pollAfterSeconds: number,
+  question: QuestionView | null,
+) {
   const { id, status, created_at, expires_at, last_seq, latest_owner_seq } = conversation;
   const metadata = storedMetadata(conversation.metadata) ?? {}; // damaged: shown as none (base/stored-json.ts)
   // message_count: seq rises by one with every message, whoever wrote it
@@ -67,11 +73,17 @@ export function conversationRecord(conversation: Conversation, baseUrl: string, 
     closed_by: conversation.closed_by, // 'agent' or 'owner' while closed, else null
     ...links(baseUrl, id),
     poll_after_seconds: pollAfterSeconds,
+    question,
   };
 }
 
-/** The reply signal: new_reply when the owner wrote after `after`. */
-export function updatesResult(conversation: Conversation, after: number, pollAfterSeconds: number) {
+/** The reply signal: new_reply when the owner wrote after `after`; the newest question and its state. */
+export function updatesResult(
+  conversation: Conversation,
+  after: number,
+  pollAfterSeconds: number,
+  question: QuestionView | null,
+) {
   const { id, status, last_seq, latest_owner_seq } = conversation;
   return {
     id,
@@ -80,12 +92,18 @@ export function updatesResult(conversation: Conversation, after: number, pollAft
     latest_owner_seq,
     new_reply: latest_owner_seq > after,
     poll_after_seconds: pollAfterSeconds,
+    question,
   };
 }
 
-/** A message as a client reads it: a client's with the identity that signed it (or null), the owner's with none. */
+/**
+ * A message as a client reads it: a client's with the identity that signed it (or null), and a
+ * question's with its choices and reply_by; the owner's with the choice it answered with (or null).
+ */
 export function messageView(message: Message) {
   const { seq, author, message: text, created_at, verified_agent } = message;
-  if (author === 'owner') return { seq, author, message: text, created_at };
-  return { seq, author, message: text, created_at, verified_agent };
+  if (author === 'owner') return { seq, author, message: text, created_at, choice: choiceOf(message) };
+  if (!isQuestion(message)) return { seq, author, message: text, created_at, verified_agent };
+  const question = { choices: storedChoices(message), reply_by: message.reply_by ?? null };
+  return { seq, author, message: text, created_at, verified_agent, ...question };
 }

@@ -9,7 +9,14 @@ import { storedMetadata } from '../base/stored-json.ts';
 import type { Batch } from '../store/group-commit.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { closeByAgent } from '../rules/closing.ts';
-import { followUp, openConversation, type ClientWrite, type Opening } from '../rules/conversations.ts';
+import {
+  followUp,
+  openConversation,
+  type ClientWrite,
+  type FollowUpInput,
+  type Opening,
+} from '../rules/conversations.ts';
+import { NO_QUESTION, questionColumns, type QuestionInput } from '../rules/questions.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 import { creationResult, messageView } from '../rules/views.ts';
 import type { RunningConfig } from '../base/config.ts';
@@ -32,6 +39,11 @@ export type AlsoWrite = () => Promise<(conversationId: string) => void>;
 async function afterRehearsal<T>(store: Store, rule: () => T, also: AlsoWrite) {
   const rehearsal = store.rehearse(rule) as T & { duplicate?: boolean };
   return rehearsal.duplicate === true ? undefined : also();
+}
+
+/** A question as the notifier is told of it: its choices, and its reply-by time as stored. */
+function asked(question: QuestionInput = NO_QUESTION) {
+  return { choices: question.choices, replyBy: questionColumns(question).reply_by };
 }
 
 export function clientWrites(
@@ -63,6 +75,7 @@ export function clientWrites(
         verifiedAgent: client.agent,
         contact: opened.contact,
         message: opening.message,
+        ...asked(opening.question),
       });
       return creationResult(opened, config.publicBaseUrl, config.pollIntervalSeconds);
     },
@@ -70,7 +83,7 @@ export function clientWrites(
     /** Stores a follow-up (or finds its identical retry) and tells the owner of a new one. */
     async followUp(
       conversation: Conversation,
-      input: { message: string; key: string },
+      input: FollowUpInput,
       client: Client,
       also?: AlsoWrite,
     ) {
@@ -88,8 +101,9 @@ export function clientWrites(
         const seq = result.message.seq;
         const { contact } = result;
         const verifiedAgent = client.agent;
-        const message = input.message;
-        notifyOwner({ conversationId: conversation.id, seq, agentName, verifiedAgent, contact, message });
+        const { message } = input;
+        const conversationId = conversation.id;
+        notifyOwner({ conversationId, seq, agentName, verifiedAgent, contact, message, ...asked(input.question) });
       }
       return { message: messageView(result.message), duplicate: result.duplicate };
     },

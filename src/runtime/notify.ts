@@ -10,7 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import type { Log } from '../base/log.ts';
-import { senderLabel, shown, shownBody } from '../base/terminal.ts';
+import { senderLabel, shown, shownBody, shownChoices, shownQuestion } from '../base/terminal.ts';
 import { isoTime } from '../base/time.ts';
 
 /** What the owner is told of: a new client message, or the agent closing its conversation. */
@@ -27,6 +27,9 @@ export interface NewClientMessage {
   readonly contact: boolean;
   /** the message; for a close, what happened, in words */
   readonly message: string;
+  /** a question's choices and reply-by time (ISO 8601, UTC), each null when it has none */
+  readonly choices?: readonly string[] | null;
+  readonly replyBy?: string | null;
 }
 
 // A hung notifier is killed rather than holding up the rest: with SIGKILL, which it cannot ignore.
@@ -99,6 +102,9 @@ function runNotifier(
     VERIFIED_AGENT: shown(event.verifiedAgent ?? ''),
     CONTACT: event.contact ? '1' : '',
     SENDER: senderLabel(event.agentName, event.verifiedAgent, event.contact),
+    // A question's choices, one a line and numbered as `reply --choose` takes them; its reply-by time. Else empty.
+    CHOICES: shownChoices(event.choices ?? []).join('\n'),
+    REPLY_BY: event.replyBy ?? '',
   };
   let child;
   try {
@@ -117,5 +123,12 @@ function runNotifier(
     finish(code === 0 ? null : signal ? `killed by ${signal}` : `exited with status ${code}`),
   );
   child.stdin.on('error', () => {}); // a notifier that ignores stdin closes the pipe early
-  child.stdin.end(`${shownBody(event.message)}\n`); // as `show` prints it: escaped, each line behind its prefix
+  child.stdin.end(notifierText(event)); // as `show` prints it: escaped, each line behind its prefix
+}
+
+/** The message as `show` prints it, and below it the question, if it is one. */
+function notifierText(event: NewClientMessage): string {
+  const question = { choices: event.choices ?? null, reply_by: event.replyBy ?? null, state: 'open' };
+  const asked = question.choices !== null || question.reply_by !== null;
+  return `${shownBody(event.message)}\n${asked ? `${shownQuestion(question, Date.now())}\n` : ''}`;
 }

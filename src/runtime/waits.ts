@@ -26,7 +26,7 @@ interface Waiter {
   readonly after: number;
   readonly closed: boolean;
   readonly blocked: number;
-  readonly done: (conversation: Conversation | undefined, ownerWrote: boolean) => void;
+  readonly done: (conversation: Conversation | undefined, ownerWrote: boolean, timedOut?: boolean) => void;
 }
 
 /** Whether the owner has written since a waiter began: a reply after `after`, a close or reopen, a block. */
@@ -59,23 +59,25 @@ export class ReplyWaits {
 
   /**
    * Resolves when the owner writes to the conversation or `seconds` pass, with the
-   * conversation as it is then (undefined when it was purged) and whether the owner wrote.
-   * A wait already held on the conversation is answered now. The caller asks hasRoom() first.
+   * conversation as it is then (undefined when it was purged), whether the owner wrote, and
+   * whether the seconds ran out. A wait already held on the conversation is answered now. The
+   * caller asks hasRoom() first.
    */
   wait(conversation: Conversation, after: number, seconds: number, cancelled: AbortSignal) {
     this.#byConversation.get(conversation.id)?.done(this.#read(conversation.id), false);
-    return new Promise<{ conversation: Conversation | undefined; ownerWrote: boolean }>((resolve) => {
-      const finish = (now: Conversation | undefined, wrote: boolean) => {
+    type Ended = { conversation: Conversation | undefined; ownerWrote: boolean; timedOut: boolean };
+    return new Promise<Ended>((resolve) => {
+      const finish = (now: Conversation | undefined, wrote: boolean, timedOut = false) => {
         clearTimeout(timeout);
         cancelled.removeEventListener('abort', onAbort);
         if (this.#byConversation.get(conversation.id) !== waiter) return; // already answered
         this.#byConversation.delete(conversation.id);
         if (this.#byConversation.size === 0) this.#stopWatching();
-        resolve({ conversation: now, ownerWrote: wrote });
+        resolve({ conversation: now, ownerWrote: wrote, timedOut });
       };
       const closed = conversation.status === 'closed';
       const waiter: Waiter = { conversation, after, closed, blocked: conversation.blocked, done: finish };
-      const timeout = setTimeout(() => finish(this.#read(conversation.id), false), seconds * 1000);
+      const timeout = setTimeout(() => finish(this.#read(conversation.id), false, true), seconds * 1000);
       const onAbort = () => finish(undefined, false); // the client went away: nobody to answer
       cancelled.addEventListener('abort', onAbort);
       this.#byConversation.set(conversation.id, waiter);

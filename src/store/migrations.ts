@@ -156,6 +156,18 @@ export const MIGRATIONS: readonly string[] = [
   // closed. Before this migration only the owner could close one.
   `ALTER TABLE conversations ADD COLUMN closed_by TEXT CHECK (closed_by IN ('agent', 'owner'));
    UPDATE conversations SET closed_by = 'owner' WHERE status = 'closed';`,
+
+  // Questions. A client message may carry choices (a JSON array of 2 to 8 strings) and a reply-by
+  // time (ISO 8601, UTC); either makes it a question. An owner message may record the choice it
+  // answered a question with: the question's seq, the choice's index (from 0) and its text. The
+  // index finds a conversation's newest question without reading its other messages.
+  `ALTER TABLE messages ADD COLUMN choices TEXT;
+   ALTER TABLE messages ADD COLUMN reply_by TEXT;
+   ALTER TABLE messages ADD COLUMN choice_for_seq INTEGER;
+   ALTER TABLE messages ADD COLUMN choice_index INTEGER;
+   ALTER TABLE messages ADD COLUMN choice_text TEXT;
+   CREATE INDEX messages_questions ON messages (conversation_id, seq)
+     WHERE choices IS NOT NULL OR reply_by IS NOT NULL;`,
 ];
 
 /**

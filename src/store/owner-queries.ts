@@ -50,7 +50,7 @@ function prepareStatements(db: DatabaseSync) {
     idsByPrefix: sql('SELECT id FROM conversations WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 2'),
     exists: sql('SELECT 1 FROM conversations WHERE id = ?'),
     clientMessagesSince: sql(`SELECT m.conversation_id, m.seq, m.author, m.message, m.created_at, m.verified_agent,
-              c.metadata
+              m.choices, m.reply_by, c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
     // Conversations their agent closed, for `watch`: the close is their newest change.

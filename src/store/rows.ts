@@ -32,8 +32,17 @@ export interface Message {
   readonly created_at: string;
   /** the identity that signed a client message, or null (always null for the owner's) */
   readonly verified_agent: string | null;
+  // Every stored row has the columns below (null when unused); a message built to be stored may leave them out.
+  /** a client's question: its choices as a JSON array of strings, and its reply-by time (ISO 8601, UTC) */
+  readonly choices?: string | null;
+  readonly reply_by?: string | null;
+  /** an owner's answer with a choice: the question's seq, the choice's index (from 0) and its text */
+  readonly choice_for_seq?: number | null;
+  readonly choice_index?: number | null;
+  readonly choice_text?: string | null;
 }
 export const CONVERSATION =
   'id, status, blocked, metadata, created_at, expires_at, last_seq, latest_owner_seq, changed_at, verified_agent, ' +
   'sender, blocked_by, closed_by';
-export const MESSAGE = 'seq, author, message, created_at, verified_agent';
+export const MESSAGE =
+  'seq, author, message, created_at, verified_agent, choices, reply_by, choice_for_seq, choice_index, choice_text';

@@ -14,6 +14,7 @@ import { SenderBlocks } from './sender-blocks.ts';
 import { ContactTable } from './contacts.ts';
 import { UsedSignatures } from './used-signatures.ts';
 import { QuotaCounts } from './quota-counts.ts';
+import { QuestionRows } from './questions.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
 // write to finish. Writes take milliseconds; waiting blocks the server's event loop.
@@ -53,8 +54,9 @@ function prepareStatements(db: DatabaseSync) {
     deleteExpired: sql('DELETE FROM conversations WHERE expires_at <= ?'),
 
     insertMessage: sql(
-      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key, verified_agent, sender)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (conversation_id, seq, author, message, created_at, idempotency_key, verified_agent, sender,
+         choices, reply_by, choice_for_seq, choice_index, choice_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     messageBySeq: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND seq = ?`),
     messageByKey: sql(`SELECT ${MESSAGE} FROM messages WHERE conversation_id = ? AND idempotency_key = ?`),
@@ -90,6 +92,8 @@ export class Store {
   readonly usedSignatures: UsedSignatures;
   /** The directory's listings, each stored as its JSON (listing-rows.ts). */
   readonly listings: ListingTable;
+  /** A conversation's newest question and its answer (questions.ts). */
+  readonly questions: QuestionRows;
   /** The schema version the file had when it was opened, before migrating (0: a new database). */
   readonly schemaFound: number;
 
@@ -107,6 +111,7 @@ export class Store {
       this.senderBlocks = new SenderBlocks(this.db);
       this.contacts = new ContactTable(this.db);
       this.usedSignatures = new UsedSignatures(this.db);
+      this.questions = new QuestionRows(this.db);
       this.listings = new ListingTable(this.db, (fn) => this.transaction(fn));
     } catch (err) {
       this.db.close();
@@ -239,7 +244,10 @@ export class Store {
   /** Stores a message; a client's with the sender its quotas counted it against (null: the owner's). */
   insertMessage(conversationId: string, message: Message, idempotencyKey: string | null, sender: string | null): void {
     const { seq, author, message: text, created_at, verified_agent } = message;
-    this.#sql.insertMessage.run(conversationId, seq, author, text, created_at, idempotencyKey, verified_agent, sender);
+    const { choices = null, reply_by = null, choice_for_seq = null, choice_index = null, choice_text = null } = message;
+    const question = [choices, reply_by, choice_for_seq, choice_index, choice_text] as const;
+    this.#sql.insertMessage.run(conversationId, seq, author, text, created_at, idempotencyKey, verified_agent, sender,
+      ...question);
   }
   messageBySeq(conversationId: string, seq: number): Message | undefined {
     return this.#sql.messageBySeq.get(conversationId, seq) as Message | undefined;

@@ -151,6 +151,11 @@ test('contact-info gives the protocol steps, every limit as numbers and the priv
     directory_offset_max: 10000,
     history_limit_default: 50,
     history_limit_max: 100,
+    question_choices_min: 2,
+    question_choices_max: 8,
+    choice_max_chars: 100,
+    reply_by_min_seconds: 60,
+    reply_by_max_days: 30,
   });
   assert.equal(limits.json_body_max_bytes, BOUNDS.bodyBytes);
   const creation = await request(service.url, 'POST', '/api/v1/conversations', {

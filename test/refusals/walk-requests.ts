@@ -23,6 +23,9 @@ const a2aText = (text: unknown, extra: object = {}) => ({
   ...extra,
 });
 
+/** An A2A message asking a question: its text part, and a data part with `data`. */
+const a2aAsking = (data: object) => ({ ...a2aText('Hi.'), parts: [{ text: 'Hi.' }, { data }] });
+
 /** A raw POST to a door, with its body as given. */
 const raw = async (walk: Walk, path: string, body: string, headers: Record<string, string>) =>
   request((await walk.start()).url, 'POST', path, { body, headers });
@@ -139,6 +142,12 @@ export const REQUEST_CASES: Case[] = [
   ),
   c('key_characters', 'mcp', async (w) => openTool(w, { message: 'Hi.', idempotency_key: 'walk key 0001' })),
   c('key_characters', 'a2a', async (w) => a2aOpen(w, a2aText('Hi.', { messageId: 'walk key 0001' }))),
+  c('bad_choices', 'rest', async (w) => rest(await w.start(), 'POST', OPEN, open('Hi.', { choices: ['Only one'] }))),
+  c('bad_choices', 'mcp', async (w) => openTool(w, { message: 'Hi.', choices: ['Only one'] })),
+  c('bad_choices', 'a2a', async (w) => a2aOpen(w, a2aAsking({ choices: ['Only one'] }))),
+  c('bad_reply_by', 'rest', async (w) => rest(await w.start(), 'POST', OPEN, open('Hi.', { reply_by: 'tomorrow' }))),
+  c('bad_reply_by', 'mcp', async (w) => openTool(w, { message: 'Hi.', reply_by: 'tomorrow' })),
+  c('bad_reply_by', 'a2a', async (w) => a2aOpen(w, a2aAsking({ reply_by: 'tomorrow' }))),
   c('integer_out_of_range', 'rest', async (w) => rest(await w.start(), 'GET', '/api/v1/directory?limit=0')),
   c('integer_out_of_range', 'mcp', async (w) => mcpTool(await w.start(), 'search_directory', { limit: 0 })),
   c('query_too_long', 'rest', async (w) => rest(await w.start(), 'GET', `/api/v1/directory?q=${'q'.repeat(121)}`)),

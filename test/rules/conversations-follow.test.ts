@@ -153,6 +153,7 @@ test('updates signal owner replies after the given seq', async (t) => {
     latest_owner_seq: 0,
     new_reply: false,
     poll_after_seconds: 60,
+    question: null,
   });
   ownerReply(service.store, id, 'Reply one.');
   const after = await poll();
@@ -163,6 +164,7 @@ test('updates signal owner replies after the given seq', async (t) => {
     latest_owner_seq: 2,
     new_reply: true,
     poll_after_seconds: 60,
+    question: null,
   });
   assert.equal((await poll('?after=1')).body.new_reply, true);
   assert.equal((await poll('?after=2')).body.new_reply, false);
@@ -179,6 +181,7 @@ test('updates signal owner replies after the given seq', async (t) => {
     latest_owner_seq: 2,
     new_reply: false,
     poll_after_seconds: 60,
+    question: null,
   });
   assertRefused(await poll('?after=-5'), 400, /`after`/);
 });

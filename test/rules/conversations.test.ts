@@ -72,6 +72,7 @@ test('the conversation record shows status, sequence numbers and the unverified 
     messages_url: `${service.url}/api/v1/conversations/${id}/messages`,
     updates_url: `${service.url}/api/v1/conversations/${id}/updates`,
     poll_after_seconds: 60,
+    question: null, // no question asked (rules/questions.ts)
   });
   for (const metadata of [null, undefined]) {
     const opened = await openConversation(service.url, { message: 'hi', metadata });

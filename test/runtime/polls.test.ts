@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openConversation, request, runOwner, startTestService, waitUntil } from '../helpers.ts';
+import { fakeClock, openConversation, request, runOwner, startTestService, waitUntil } from '../helpers.ts';
 import { receiver } from '../receiver.ts';
 import { bearer, message, rpc } from '../doors/a2a/calls.ts';
 import * as mcp from '../doors/mcp/calls.ts';
@@ -66,4 +66,64 @@ test('A2A: a push arrives, then GetTask at once is answered; asked again, 429', 
   const woken = await getTask();
   assert.equal(woken.body.result?.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(woken.body));
   assert.equal((await getTask()).status, 429, 'told: the minute holds again');
+});
+
+/**
+ * A clock that runs in real time from an offset the test moves, so that a wait held for real seconds
+ * meets a reply_by set on the service's clock.
+ */
+function offsetClock() {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms: number) => (offset += ms) };
+}
+
+test('a wait on updates answers at reply_by when the open question expires while it waits', async (t) => {
+  // A clock that stands still while the wait runs its real 1.5 s: the answer is judged at reply_by itself.
+  const clock = fakeClock();
+  const service = await startTestService(t, { now: clock.now });
+  const replyBy = new Date(clock.now() + 61_000).toISOString();
+  const asked = { message: 'Go?', choices: ['go', 'stop'], reply_by: replyBy };
+  const conversation = await openConversation(service.url, asked);
+  clock.advance(59_500); // reply_by is now about 1.5 s away
+  const url = `/api/v1/conversations/${conversation.id}/updates?after=1&wait=30`;
+  const started = Date.now();
+  const held = await request(service.url, 'GET', url, { token: conversation.token });
+  const took = Date.now() - started;
+  assert.equal(held.status, 200, held.text);
+  assert.equal(held.body.question.state, 'expired', 'told of the expiry');
+  assert.equal(held.body.new_reply, false);
+  assert.ok(took >= 1000 && took < 10_000, `answered at reply_by, not after the 30 s wait (${took} ms)`);
+  const next = await request(service.url, 'GET', url.replace('wait=30', 'wait=0'), { token: conversation.token });
+  assert.equal(next.status, 200, 'ended by news: the next poll is let in at once');
+
+  const credential = { conversation_id: conversation.id, access_token: conversation.token };
+  await request(service.url, 'POST', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: conversation.token,
+    key: `mcp-wait-question-${Date.now()}`,
+    json: { message: 'Again?', reply_by: new Date(clock.now() + 61_000).toISOString() },
+  });
+  clock.advance(59_500);
+  const before = Date.now();
+  const { ok } = await mcp.tool(service, 'check_updates', { ...credential, after: 2, wait: 30 });
+  assert.equal(ok.question.state, 'expired', 'check_updates too');
+  assert.ok(Date.now() - before < 10_000, 'answered at reply_by');
+});
+
+test('a wait whose question has no reply_by, or has it after the wait, ends as before', async (t) => {
+  const clock = offsetClock();
+  const service = await startTestService(t, { now: clock.now, env: { POLL_INTERVAL_SECONDS: '0' } });
+  const conversation = await openConversation(service.url, {
+    message: 'Later?',
+    choices: ['yes', 'no'],
+    reply_by: new Date(clock.now() + 120_000).toISOString(),
+  });
+  const url = `/api/v1/conversations/${conversation.id}/updates?after=1&wait=1`;
+  const held = await request(service.url, 'GET', url, { token: conversation.token });
+  assert.equal(held.body.question.state, 'open', 'the wait ran its second; the question is still open');
+  const waiting = request(service.url, 'GET', url.replace('wait=1', 'wait=30'), { token: conversation.token });
+  await waitUntil(() => service.waitingPolls() === 1, 'the poll is held');
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, '--choose', 'yes'])).code, 0);
+  const answered = await waiting;
+  assert.equal(answered.body.question.state, 'answered', 'the owner wrote: answered at once');
+  assert.equal(answered.body.new_reply, true);
 });

@@ -81,11 +81,17 @@ test(
 /** What the owner's day printed: the inbox, the agents, the reply, the stats. */
 function assertOwnersViews(outputs: Map<string, string>): void {
   const inbox = outputs.get('npm run -s owner -- inbox') ?? '';
-  assert.match(inbox, /^WAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
+  assert.match(inbox, /^ASKING {2}7c3a9d10-5e2b-4f61-9a0c-2d8e4b6f1a37 {2}open .* client: "May I crawl your site/);
+  assert.match(inbox, /\n {8}#1 reply by .* UTC \(in 3 h\): 1\. Tuesday {2}2\. Wednesday\n/);
+  assert.match(inbox, /\nWAITING 4e55bee0-b78e-499b-b787-4ebd76d0ab30 {2}open .* scout \(unverified\) /);
   assert.match(inbox, /\n.*scout \(verified: https:\/\/scout\.example\)/);
   const agents = outputs.get('npm run -s owner -- agents') ?? '';
   assert.match(agents, /^site scout\.example: \d+ of 150 today as a stranger\n/);
   assert.match(agents, /\n {2}https:\/\/scout\.example \(contact\) {2}1 conversation \(91c2d7aa\)/);
+  assert.equal(
+    outputs.get('npm run -s owner -- reply 7c3a --choose 2'),
+    'Replied to 7c3a9d10-5e2b-4f61-9a0c-2d8e4b6f1a37 as seq 2, choosing 2 (Wednesday) for question #1.\n',
+  );
   assert.equal(
     outputs.get('npm run -s owner -- reply 4e55 "Thanks, your crawler is listed now."'),
     'Replied to 4e55bee0-b78e-499b-b787-4ebd76d0ab30 as seq 2.\n',
@@ -100,7 +106,7 @@ function assertOwnersViews(outputs: Map<string, string>): void {
         '  busiest site: \\d+ of its share of 150.*\\n' +
         '  verified agents you do not know, together: \\d+ of their pool of 150\\n' +
         '  unverified senders together: \\d+ of their pool of 150\\n' +
-        'Conversations: 0 open, 1 answered, 0 closed; 1 blocked\\n',
+        'Conversations: 0 open, 2 answered, 0 closed; 1 blocked\\n',
     ),
   );
 }
@@ -113,8 +119,11 @@ function assertOwnersFiles(outputs: Map<string, string>, home: string): void {
     .map((line) => JSON.parse(line));
   assert.deepEqual(archive.map((c: { id: string }) => c.id).sort(), [
     '4e55bee0-b78e-499b-b787-4ebd76d0ab30',
+    '7c3a9d10-5e2b-4f61-9a0c-2d8e4b6f1a37',
     '91c2d7aa-0c1f-4f8e-a7f6-3b0e4d6a1c55',
   ]);
+  const asked = archive.find((c: { id: string }) => c.id.startsWith('7c3a'));
+  assert.deepEqual(asked.messages.at(-1).choice, { for_seq: 1, index: 1, text: 'Wednesday' });
   assert.equal(
     archive.find((c: { id: string }) => c.id.startsWith('4e55')).messages.at(-1).message,
     'A longer reply,\nover two lines.',
@@ -139,7 +148,7 @@ function assertOwnersFiles(outputs: Map<string, string>, home: string): void {
   assert.ok(!existsSync(path.join(ROOT, 'listings.json')));
 }
 
-/** The two conversations the README's owner's day shows, with their ids. */
+/** The three conversations the README's owner's day shows, with their ids; the third asks a question. */
 function seedReadmeConversations(dbPath: string): void {
   const store = new Store(dbPath);
   const at = new Date().toISOString();
@@ -155,7 +164,7 @@ function seedReadmeConversations(dbPath: string): void {
     changed_at: at,
     // The second was opened by a verified agent, as the README's inbox shows.
     verified_agent: id.startsWith('91c2') ? 'https://scout.example' : null,
-    sender: id.startsWith('91c2') ? 'agent:https://scout.example' : 'address:0123abcd',
+    sender: id.startsWith('91c2') ? 'agent:https://scout.example' : `address:${id.slice(0, 8)}`,
     blocked_by: null,
     closed_by: null,
   });
@@ -178,10 +187,22 @@ function seedReadmeConversations(dbPath: string): void {
             verified_agent: verified ? 'https://scout.example' : null,
           },
           null,
-          client ? (verified ? 'agent:https://scout.example' : 'address:0123abcd') : null,
+          client ? (verified ? 'agent:https://scout.example' : `address:${id.slice(0, 8)}`) : null,
         );
       }
     }
+    const asking = '7c3a9d10-5e2b-4f61-9a0c-2d8e4b6f1a37';
+    store.insertConversation(conversation(asking, 1, 0), asking.replaceAll('-', '').repeat(2), `readme-${asking}`);
+    const question = {
+      seq: 1,
+      author: 'client' as const,
+      message: 'May I crawl your site on Tuesday or Wednesday?',
+      created_at: at,
+      verified_agent: null,
+      choices: JSON.stringify(['Tuesday', 'Wednesday']),
+      reply_by: new Date(Date.now() + 3 * 3_600_000 + 5 * 60_000).toISOString(),
+    };
+    store.insertMessage(asking, question, null, `address:${asking.slice(0, 8)}`);
   });
   store.close();
 }

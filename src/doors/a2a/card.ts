@@ -6,6 +6,7 @@ import { etagOf } from '../../directory/snapshot.ts';
 import { clientHas } from '../../http/conditional.ts';
 import { type Reply, type RequestContext } from '../../http/context.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
+import { BOUNDS } from '../../base/contract.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 
 const cards = new WeakMap<App, { bytes: Buffer; etag: string }>();
@@ -45,12 +46,17 @@ export function agentCard(app: App) {
           'whose metadata.accessToken is your credential: send it as Authorization: Bearer <token> with every ' +
           'later request, and keep the task id. A human answers, often hours later: the task turns ' +
           `TASK_STATE_INPUT_REQUIRED with the reply. Check it at most once every ${poll} seconds, or register a ` +
-          'push notification config. Sign your requests with Web Bot Auth (HTTP Message Signatures) and the owner ' +
-          `sees who you are: ${shares}`,
+          'push notification config. To ask for a decision, add a data part {"choices": [...], "reply_by": ' +
+          `"<RFC 3339>"} beside the text part (${BOUNDS.choicesMin} to ${BOUNDS.choicesMax} choices; reply_by ` +
+          `${BOUNDS.replyByMinSeconds} seconds to ${BOUNDS.replyByMaxDays} days ahead): the owner ` +
+          'answers with one of them, and the reply carries a data part {"choice": {"for_seq", "index", "text"}}; ' +
+          "none after reply_by. metadata.question is your newest question's state. Sign your requests with Web " +
+          `Bot Auth (HTTP Message Signatures) and the owner sees who you are: ${shares}`,
         tags: ['contact', 'human', 'asynchronous'],
         examples: ['Hello! I maintain an open-source crawler; could it be listed in your directory?'],
-        inputModes: ['text/plain'],
-        outputModes: ['text/plain'],
+        // a data part of a question beside the text, and of the owner's choice beside the reply
+        inputModes: ['text/plain', 'application/json'],
+        outputModes: ['text/plain', 'application/json'],
       },
     ],
   };

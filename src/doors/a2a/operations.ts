@@ -60,7 +60,8 @@ export async function sendMessage(call: A2aCall) {
   const register = pushRegistration(app, objectMember(configuration, 'taskPushNotificationConfig'));
   if (call.holder === null) {
     if (inbound.taskId !== undefined || inbound.contextId !== undefined) throw refuse('no_credential');
-    const opening = { message: inbound.text, metadata: openingMetadata(params), key: inbound.key };
+    const { text: message, key, question } = inbound;
+    const opening = { message, metadata: openingMetadata(params), key, question };
     const opened = await app.open(opening, ctx.client, register);
     return { task: openedTask(app, opened.id, opened.access_token, historyLength) };
   }
@@ -71,7 +72,7 @@ export async function sendMessage(call: A2aCall) {
   }
   const result = await app.followUp(
     conversation,
-    { message: inbound.text, key: inbound.key },
+    { message: inbound.text, key: inbound.key, question: inbound.question },
     ctx.client,
     register,
   );

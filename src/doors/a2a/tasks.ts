@@ -10,8 +10,10 @@ import type { PushConfigInput } from '../../rules/push.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation, Message } from '../../store/store.ts';
 import { taskState } from '../../rules/task-state.ts';
-import { idempotencyKey, messageText, metadataOf } from '../../rules/validate.ts';
+import { idempotencyKey, metadataOf } from '../../rules/validate.ts';
+import { currentQuestion, type QuestionInput } from '../../rules/questions.ts';
 import { a2aRefusal } from './errors.ts';
+import { checkedParts, outboundParts, readParts } from './parts.ts';
 
 export const HISTORY_DEFAULT = 100; // messages a task shows when historyLength is unset, and at most
 
@@ -69,9 +71,10 @@ export function refuseTenant(params: Json): void {
   if (member(params, 'tenant') !== undefined) throw invalid('`tenant` is not used by this agent; leave it empty.');
 }
 
-/** What SendMessage's `message` holds for the rules: one text part from the user, and its messageId. */
+/** What SendMessage's `message` holds for the rules: its text and question from the user, and its messageId. */
 export interface Inbound {
   readonly text: string;
+  readonly question: QuestionInput;
   readonly key: string;
   readonly taskId: string | undefined;
   readonly contextId: string | undefined;
@@ -86,23 +89,11 @@ export function inboundMessage(params: Json): Inbound {
   const role = member(m, 'role');
   if (role !== 'ROLE_USER' && role !== 'user')
     throw invalid('`message.role` must be ROLE_USER: the owner writes as the agent.');
-  const parts = member(m, 'parts');
-  if (!Array.isArray(parts) || parts.length !== 1) throw invalid('`message.parts` must hold exactly one text part.');
-  const part = parts[0] as Json;
-  const mediaType = typeof part === 'object' && part !== null ? member(part, 'mediaType') : undefined;
-  if (
-    typeof part !== 'object' ||
-    part === null ||
-    typeof part.text !== 'string' ||
-    !(mediaType === undefined || mediaType === 'text/plain')
-  ) {
-    const only = 'Only one text part is accepted (mediaType text/plain or none).';
-    throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', only);
-  }
+  const parts = checkedParts(member(m, 'parts'));
   const rawKey = member(m, 'messageId');
   if (rawKey === undefined) throw invalid('`message.messageId` is required: a new unique id (a UUID) per message.');
   return {
-    text: messageText(part.text, 'message.parts[0].text'),
+    ...readParts(parts),
     key: idempotencyKey(rawKey, 'message.messageId'),
     taskId: stringMember(m, 'taskId'),
     contextId: stringMember(m, 'contextId'),
@@ -178,6 +169,7 @@ export function taskOf(app: App, conversation: Conversation, historyLength: numb
       expiresAt: conversation.expires_at,
       pollAfterSeconds: app.config.pollIntervalSeconds,
       verifiedAgent: conversation.verified_agent, // the identity that signed the opening, or null
+      question: currentQuestion(app.store, id, app.now()), // the newest question and its state, or null
       ...extra,
     },
   };
@@ -194,7 +186,7 @@ function messageOf(id: string, row: Row) {
     contextId: id,
     taskId: id,
     role: own ? 'ROLE_AGENT' : 'ROLE_USER',
-    parts: [{ text: row.message, mediaType: 'text/plain' }],
+    parts: outboundParts(row),
     // A client's message carries the identity that signed it (null: unsigned); the owner's, none.
     metadata: own
       ? { seq: row.seq, createdAt: row.created_at }

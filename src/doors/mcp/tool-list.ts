@@ -7,6 +7,7 @@ import { BOUNDS } from '../../base/contract.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { KINDS } from '../../directory/listing-fields.ts';
 import { SCHEMAS } from '../../openapi/schemas.ts';
+import { CHOICES_INPUT, REPLY_BY_INPUT } from '../../openapi/question-schemas.ts';
 import type { Quotas } from '../../rules/quotas.ts';
 import { maxWaitSeconds } from '../../runtime/polls.ts';
 import { managingTools } from './managing-tools.ts';
@@ -36,6 +37,14 @@ export function mcpMaxWaitSeconds(pollIntervalSeconds: number): number {
 export const SUMMARY_FIELDS = ['slug', 'kind', 'name', 'category', 'description', 'url', 'status'];
 /** search_directory's page size when none is asked for: a model reads every result. */
 export const SEARCH_LIMIT_DEFAULT = 10;
+
+/** A question's two optional arguments, as REST's fields beside `message`. */
+const QUESTION = { choices: CHOICES_INPUT, reply_by: REPLY_BY_INPUT };
+const ASKING =
+  'To ask for a decision, add choices (2 to 8 short answers) and/or reply_by (until when an answer is useful): ' +
+  "the owner can then answer with one keystroke, the owner's message carries choice {for_seq, index, text} to " +
+  'act on without reading prose, and no choice is ever sent after reply_by. A retry with the same ' +
+  'idempotency_key must carry the same choices and reply_by.';
 
 const listingProperties = SCHEMAS.Listing.properties as Record<string, object>;
 const SUMMARY_PAGE = inlined({
@@ -116,9 +125,9 @@ function writingTools(limits: ReturnType<typeof limitSentences>) {
         'optional, self-declared and shown to the owner as unverified; requests to this server signed with Web Bot ' +
         'Auth (HTTP Message Signatures) make you a verified agent, shown to the owner by name (verified_agent in ' +
         "the result says so) and counted against your site's share, not your address's; sign each call anew, as " +
-        `a signature authorizes one write. ${limits.openings} ${limits.daily} ${limits.shares} A refusal says ` +
-        'when to retry.',
-      inputSchema: input({ message: MESSAGE, metadata: METADATA, idempotency_key: KEY }, ['message']),
+        `a signature authorizes one write. ${ASKING} ${limits.openings} ${limits.daily} ${limits.shares} ` +
+        'A refusal says when to retry.',
+      inputSchema: input({ message: MESSAGE, metadata: METADATA, idempotency_key: KEY, ...QUESTION }, ['message']),
     },
     {
       ...tool('send_message', 'Send a follow-up', writes(true), SCHEMAS.FollowUpResult),
@@ -126,9 +135,9 @@ function writingTools(limits: ReturnType<typeof limitSentences>) {
         'Send a follow-up message in your conversation. Use a new idempotency_key for each message; after a ' +
         'network failure, retry with the same key and message: you get the stored message with duplicate true, ' +
         'never a second copy (without a key a retry may store it twice). Refused when the owner closed the ' +
-        `conversation (open a new one), and over the day's limits (retry after retry_after_seconds). ` +
-        `${limits.daily} ${limits.shares}`,
-      inputSchema: input({ ...CREDENTIAL, message: MESSAGE, idempotency_key: KEY }, [
+        `conversation (open a new one), and over the day's limits (retry after retry_after_seconds). ${ASKING} ` +
+        `A newer question replaces one still open (superseded). ${limits.daily} ${limits.shares}`,
+      inputSchema: input({ ...CREDENTIAL, message: MESSAGE, idempotency_key: KEY, ...QUESTION }, [
         'conversation_id',
         'access_token',
         'message',
@@ -146,7 +155,9 @@ function readingTools(poll: number) {
         'Check whether the owner has replied, without reading the messages: new_reply is true when an owner ' +
         'message has a seq greater than `after` (the last seq you read). With `wait` (up to ' +
         `${mcpMaxWaitSeconds(poll)} seconds, below the usual 60-second client time-out) the call is held until the ` +
-        'owner writes or the wait ends, so you learn of a reply without calling again and again. ' +
+        'owner writes or the wait ends, so you learn of a reply without calling again and again; when your open ' +
+        'question\'s reply_by comes first, it answers then. `question` is your newest question and its state: ' +
+        'open, answered (read the owner\'s message with its choice), expired (reply_by passed unanswered) or null. ' +
         (poll > 0
           ? `Check at most once every ${poll} seconds (a call that waits counts its wait toward that); sooner is ` +
             'refused with retry_after_seconds. '
@@ -172,7 +183,9 @@ function readingTools(poll: number) {
         "Read your conversation's messages in order: those with a seq greater than `after` (0 for all), at most " +
         `\`limit\` (1 to ${BOUNDS.historyLimitMax}, default ${BOUNDS.historyLimitDefault}), each with seq, author ` +
         `(client or owner), message and created_at, and at most ${BOUNDS.pageTextBytes / 1024} KiB of message text ` +
-        'in all. has_more says whether more follow after next_after.',
+        "in all. A question of yours also carries choices and reply_by; the owner's messages carry choice " +
+        '({for_seq, index, text}: the choice at choices[index] of your message for_seq), or null. has_more says ' +
+        'whether more follow after next_after.',
       inputSchema: input(
         {
           ...CREDENTIAL,
@@ -187,7 +200,8 @@ function readingTools(poll: number) {
       description:
         "Get your conversation's record: status (open: waiting for the owner; answered: the owner wrote last; " +
         'closed: readable, but takes no new messages), last_seq, latest_owner_seq, message_count, the ' +
-        "credential's expires_at, and the metadata you declared.",
+        "credential's expires_at, the metadata you declared, and question: your newest question ({seq, choices, " +
+        'reply_by, state}, state open, answered or expired) or null.',
       inputSchema: input(CREDENTIAL, ['conversation_id', 'access_token']),
     },
   ];

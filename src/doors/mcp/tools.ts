@@ -10,6 +10,7 @@ import { pollUpdates } from '../../runtime/polls.ts';
 import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import { removeWebhook, webhookOf } from '../../rules/push.ts';
 import { conversationRecord } from '../../rules/views.ts';
+import { currentQuestion, questionOf } from '../../rules/questions.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Client } from '../../runtime/client-writes.ts';
@@ -91,18 +92,23 @@ function getListing({ app, args }: ToolContext) {
 }
 
 function openConversation({ app, args, client }: ToolContext) {
-  fieldsOf(args, ['message', 'metadata', 'idempotency_key']);
+  fieldsOf(args, ['message', 'metadata', 'idempotency_key', 'choices', 'reply_by']);
   const opening = {
     message: messageText(args.message),
     metadata: metadataOf(args.metadata),
     key: keyOf(args.idempotency_key),
+    question: questionOf(args.choices, args.reply_by),
   };
   return app.open(opening, client);
 }
 
 function sendMessage({ app, args, conversation, client }: WithConversation) {
-  fieldsOf(args, ['conversation_id', 'access_token', 'message', 'idempotency_key']);
-  const input = { message: messageText(args.message), key: keyOf(args.idempotency_key) };
+  fieldsOf(args, ['conversation_id', 'access_token', 'message', 'idempotency_key', 'choices', 'reply_by']);
+  const input = {
+    message: messageText(args.message),
+    key: keyOf(args.idempotency_key),
+    question: questionOf(args.choices, args.reply_by),
+  };
   return app.followUp(conversation, input, client);
 }
 
@@ -122,13 +128,15 @@ function readMessagesTool({ app, args, conversation }: WithConversation) {
 
 function getConversationTool({ app, args, conversation }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token']);
-  return conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds);
+  const question = currentQuestion(app.store, conversation.id, app.now());
+  return conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
 }
 
 async function closeConversationTool({ app, args, conversation, client }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token']);
   const closed = await app.close(conversation, client);
-  return conversationRecord(closed, app.config.publicBaseUrl, app.config.pollIntervalSeconds);
+  const question = currentQuestion(app.store, closed.id, app.now());
+  return conversationRecord(closed, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
 }
 
 async function setWebhookTool({ app, args, conversation }: WithConversation) {

@@ -5,6 +5,7 @@
 import { readMessages } from '../../rules/conversations.ts';
 import type { Reply, RequestContext } from '../../http/context.ts';
 import { conversationRecord } from '../../rules/views.ts';
+import { currentQuestion, questionOf } from '../../rules/questions.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
 import {
@@ -24,16 +25,18 @@ type Authenticated = WithQuery & { conversation: Conversation };
 
 /** POST /api/v1/conversations */
 export async function openConversation(ctx: WithQuery): Promise<Reply> {
-  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message', 'metadata']);
+  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message', 'metadata', 'choices', 'reply_by']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
-  const opening = { message: messageText(body.message), metadata: metadataOf(body.metadata), key };
+  const [message, metadata] = [messageText(body.message), metadataOf(body.metadata)];
+  const opening = { message, metadata, key, question: questionOf(body.choices, body.reply_by) };
   return { status: 201, body: await ctx.app.open(opening, ctx.client) };
 }
 
 /** GET /api/v1/conversations/{id} */
 export function getConversation({ app, conversation }: Authenticated): Reply {
   const { publicBaseUrl, pollIntervalSeconds } = app.config;
-  return { status: 200, body: conversationRecord(conversation, publicBaseUrl, pollIntervalSeconds) };
+  const question = currentQuestion(app.store, conversation.id, app.now());
+  return { status: 200, body: conversationRecord(conversation, publicBaseUrl, pollIntervalSeconds, question) };
 }
 
 /** GET /api/v1/conversations/{id}/messages */
@@ -44,9 +47,9 @@ export function listMessages({ app, conversation, query }: Authenticated): Reply
 
 /** POST /api/v1/conversations/{id}/messages */
 export async function postMessage(ctx: Authenticated): Promise<Reply> {
-  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message']);
+  const body = fieldsOf(await ctx.readJson(BOUNDS.bodyBytes), ['message', 'choices', 'reply_by']);
   const key = idempotencyKeyHeader(ctx.req.headers['idempotency-key']);
-  const input = { message: messageText(body.message), key };
+  const input = { message: messageText(body.message), key, question: questionOf(body.choices, body.reply_by) };
   const result = await ctx.app.followUp(ctx.conversation, input, ctx.client);
   return { status: result.duplicate ? 200 : 201, body: result };
 }
@@ -55,7 +58,8 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
 export async function closeConversation(ctx: Authenticated): Promise<Reply> {
   const { publicBaseUrl, pollIntervalSeconds } = ctx.app.config;
   const closed = await ctx.app.close(ctx.conversation, ctx.client);
-  return { status: 200, body: conversationRecord(closed, publicBaseUrl, pollIntervalSeconds) };
+  const question = currentQuestion(ctx.app.store, closed.id, ctx.app.now());
+  return { status: 200, body: conversationRecord(closed, publicBaseUrl, pollIntervalSeconds, question) };
 }
 
 /** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */

@@ -55,7 +55,8 @@ function doorsSection(guide: Guide, pollIntervalSeconds: number): string {
 
 The same directory and conversations are tools at ${guide.mcp.endpoint} (Streamable HTTP; revisions 2025-11-25 \
 and 2026-07-28): ${guide.mcp.tools.join(', ')}. The credential travels as the access_token argument. Add it with \
-\`${guide.mcp.claude_code}\` or ${guide.mcp.json}.
+\`${guide.mcp.claude_code}\` or ${guide.mcp.json}. open_conversation and send_message take the optional \
+arguments choices and reply_by, as step 8 says.
 
 ## Or through A2A
 
@@ -64,7 +65,9 @@ ${guide.a2a.endpoint} (JSON-RPC or HTTP+JSON, with the header A2A-Version: 1.0).
 a credential, opens a conversation: the answer is a task whose metadata.accessToken is your credential, shown \
 once; send it as Authorization: Bearer <accessToken> with every later request. The task waits in \
 TASK_STATE_WORKING until the owner writes, then turns TASK_STATE_INPUT_REQUIRED with the reply; poll it at most once \
-every ${pollIntervalSeconds} seconds, or register a push notification config.
+every ${pollIntervalSeconds} seconds, or register a push notification config. To ask with choices and a deadline, \
+put a data part {"data": {"choices": [...], "reply_by": "..."}, "mediaType": "application/json"} beside the text \
+part; the task's metadata.question says its state, and the owner's answer carries a data part {"choice": {...}}.
 
 `;
 }
@@ -75,6 +78,8 @@ function limitsSection(limits: ReturnType<typeof limitSentences>): string {
 - Message: 1-${BOUNDS.messageMaxChars} characters, no control characters but tab, line feed and carriage return; \
 JSON body at most ${BOUNDS.bodyBytes} bytes; metadata values at most ${BOUNDS.metadataValueMaxChars} characters of \
 plain text.
+- A question: ${BOUNDS.choicesMin}-${BOUNDS.choicesMax} choices of 1-${BOUNDS.choiceMaxChars} characters, distinct \
+ignoring case; reply_by ${BOUNDS.replyByMinSeconds} seconds to ${BOUNDS.replyByMaxDays} days ahead, with an offset.
 - ${limits.daily}
 - ${limits.shares}
 - ${limits.openings} ${limits.requests}

@@ -58,7 +58,10 @@ test('bad arguments are refused as a tool result with status 400 or 404, worded 
     'open_conversation',
     { message: 'hi', token: 'x' },
     400,
-    /^There is an unknown argument "token" in the tool arguments; allowed: message, metadata, idempotency_key\.$/,
+    new RegExp(
+      '^There is an unknown argument "token" in the tool arguments; ' +
+        'allowed: message, metadata, idempotency_key, choices, reply_by\\.$',
+    ),
   );
   await refusal(
     service,
