@@ -1,6 +1,7 @@
 // The whole-conversation examples of docs/a2a.md and docs/mcp.md, run as written with the official
 // SDKs, against a real server: each opens, follows up, waits, and prints the reply the owner wrote
 // with the owner script.
+// Covers: src/doors/mcp/, src/doors/a2a/, src/rules/conversations.ts.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

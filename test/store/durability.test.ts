@@ -1,4 +1,6 @@
 // What survives: WAL with synchronous=FULL, restarts, keys kept in the database, the credential never stored.
+// Covers: src/store/store.ts (WAL, synchronous=FULL), src/rules/conversations.ts (keys kept), src/rules/access.ts
+// (only the credential's SHA-256 stored), src/service/service.ts (the shipped listings).
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
