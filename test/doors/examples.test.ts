@@ -2,6 +2,7 @@
 // SDKs, against a real server: each opens, follows up, waits, and prints the reply the owner wrote
 // with the owner script. And the question rounds of docs/api.md, docs/mcp.md and docs/a2a.md: each
 // asks with choices and a deadline, waits, and acts on the choice the owner made with --choose.
+// Covers: src/doors/mcp/, src/doors/a2a/, src/rules/conversations.ts, src/rules/questions.ts.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

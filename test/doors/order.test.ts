@@ -2,6 +2,8 @@
 // authentication → body and key validation → idempotency → state → limits → the write.
 // The same table runs through every door (REST, MCP, A2A): a request that breaks several
 // rules at once gets the refusal of the first, through any of them.
+// Covers: src/rules/access.ts, src/rules/validate.ts, src/rules/conversations.ts, src/rules/closing.ts,
+// src/rules/blocks.ts, src/rules/quotas.ts, src/rules/rates.ts, on every door.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

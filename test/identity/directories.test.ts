@@ -1,6 +1,7 @@
 // Key directories as the service reads them over HTTP: each way one can fail is a 503 with
 // Retry-After naming the directory's problem (a 401 when it answered without the key), a failure
 // is remembered and not asked again at once, and keys are kept or dropped as later reads say.
+// Covers: src/identity/key-directory.ts, src/runtime/verified-agents.ts, src/outbound/guard.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,5 +1,7 @@
 // Verified agents on the MCP and A2A doors: the same signatures judged the same way, the identity
 // shown as each door shows things, and each refusal answered in the door's own form.
+// Covers: src/runtime/verified-agents.ts and src/identity/ as src/doors/mcp/ and src/doors/a2a/ answer them,
+// src/http/origins.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,5 +1,6 @@
 // The signing example of docs/verified-agents.md, run as written: `keys` makes the key and prints the
 // JWK Set to publish, which a key directory then serves; `open` opens a conversation, verified.
+// Covers: src/identity/, src/runtime/verified-agents.ts, through REST.
 
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';

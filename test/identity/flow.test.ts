@@ -1,6 +1,7 @@
 // The parts wired as the service is meant to wire them: read the headers, judge what needs no key,
 // look the key up in the agent's directory (a fake fetcher here), judge the signature. Each row of
 // the table of docs/verified-agents.md comes out as the status the integrator answers.
+// Covers: src/identity/signed-request.ts, src/identity/signature-base.ts, src/identity/key-directory.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -2,6 +2,7 @@
 // in both Signature-Agent forms: web-bot-auth 0.1.3 (Cloudflare's, what agents use today, on
 // WebCrypto) and http-message-signatures 1.0.6 (a general RFC 9421 implementation by another author).
 // The web-bot-auth tests hold what docs/verified-agents.md says of it.
+// Covers: src/identity/signed-request.ts, src/identity/signature-base.ts, src/identity/structured-fields.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

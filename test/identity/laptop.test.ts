@@ -2,6 +2,7 @@
 // 8080 and 9000: the service as `npm start` runs it, allowed to read the key directory serve-keys.mjs
 // serves over http; then sign-and-open.mjs and the MCP and A2A SDK examples (through signed-fetch.mjs),
 // with the official SDKs, each opening and following up verified.
+// Covers: src/identity/, src/runtime/verified-agents.ts, through REST, MCP and A2A.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

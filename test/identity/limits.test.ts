@@ -3,6 +3,7 @@
 // verified strangers together stop at the verified pool, unsigned senders at the unverified pool; the
 // owner's contacts and the owner write while both floods run; no number of requests in flight passes
 // any of them. With a maximum of 100: 10 kept for the owner, 90 for clients, pools of 30 each.
+// Covers: src/rules/quotas.ts, src/rules/contacts.ts, src/identity/signed-request.ts, through REST.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -2,6 +2,7 @@
 // spells the identity one way (`verified: http://agent.test:<port>`), says `contact:` once the owner
 // trusts it and `(unverified)` for the unsigned, the notifier is told who wrote (CONTACT=1 for a
 // contact), and `agents` lists them by site with their conversations. (Blocks: test/rules/blocks.test.ts.)
+// Covers: src/owner/ (its views, agents, stats), src/rules/contacts.ts, src/runtime/notify.ts.
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,8 @@
 // bases, are in draft-meunier-webbotauth-httpsig-protocol, "Test Vectors" (thibmeu/
 // http-message-signatures-directory, commit a28dfe8a). Each was made for the request
 // GET https://example.com/path/to/resource with RFC 9421's test-key-ed25519 (or test-key-rsa-pss).
+// Covers: src/identity/jwk.ts, src/identity/signature-base.ts, src/identity/signed-request.ts,
+// src/identity/structured-fields.ts.
 
 import assert from 'node:assert/strict';
 import { verify } from 'node:crypto';

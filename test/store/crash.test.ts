@@ -1,6 +1,7 @@
 // Crash safety: concurrent openings and follow-ups, the server killed with SIGKILL at
 // random moments, restarted on the same database each time. Every acknowledged POST must
 // be stored exactly once, replays must create nothing new, and the file must stay sound.
+// Covers: src/store/store.ts, src/store/group-commit.ts, src/rules/conversations.ts.
 
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -1,12 +1,12 @@
 // What survives: WAL with synchronous=FULL, restarts, keys kept in the database, the credential never stored.
+// Covers: src/store/store.ts (WAL, synchronous=FULL), src/rules/conversations.ts (keys kept), src/rules/access.ts
+// (only the credential's SHA-256 stored), src/service/service.ts (the shipped listings).
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createBatch } from '../../src/store/group-commit.ts';
-import { followUp } from '../../src/rules/conversations.ts';
 import { Store } from '../../src/store/store.ts';
 import {
   newKey,
@@ -16,7 +16,6 @@ import {
   startTestService,
   tempDir,
   type ApiResponse,
-  UNLIMITED_QUOTAS,
 } from '../helpers.ts';
 
 test('the database runs in WAL mode with synchronous=FULL', async (t) => {
@@ -206,76 +205,4 @@ test('the credential is only in the creation response: not server/owner output, 
   assert.equal(everything.indexOf(Buffer.from(token, 'hex')), -1, 'nor its raw bytes');
   const digest = createHash('sha256').update(token).digest();
   assert.notEqual(everything.indexOf(digest), -1, 'its SHA-256 is what is stored');
-});
-
-test('writes committed together: one that fails inside the batch spoils no other', async (t) => {
-  const service = await startTestService(t);
-  const opened = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(),
-    json: { message: 'one' },
-  });
-  const batch = createBatch(service.store);
-  const write = (conversationId: string, n: number) => () =>
-    followUp(
-      service.store,
-      conversationId,
-      { message: `batched ${n}`, key: `batch-key-${n}` },
-      { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null, signature: null },
-    );
-  // Called in the same event-loop turn, so they share one transaction and one commit.
-  const results = await Promise.allSettled([
-    batch(write(opened.body.id, 1)),
-    batch(write('00000000-0000-4000-8000-000000000000', 2)), // no such conversation: refused
-    batch(write(opened.body.id, 3)),
-    batch(write(opened.body.id, 1)), // the same key again, in the same batch
-  ]);
-  assert.deepEqual(
-    results.map((r) => r.status),
-    ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
-  );
-  assert.deepEqual(
-    results.map((r) => (r.status === 'fulfilled' ? r.value.duplicate : null)),
-    [false, null, false, true],
-  );
-  const history = await request(service.url, 'GET', `/api/v1/conversations/${opened.body.id}/messages`, {
-    token: opened.body.access_token,
-  });
-  assert.deepEqual(
-    history.body.items.map((m: { message: string }) => m.message),
-    ['one', 'batched 1', 'batched 3'],
-  );
-});
-
-test('no write of a batch settles before its commit, and a failed commit fails them all', async (t) => {
-  const service = await startTestService(t);
-  const opened = await request(service.url, 'POST', '/api/v1/conversations', {
-    key: newKey(),
-    json: { message: 'one' },
-  });
-  const batch = createBatch(service.store);
-  let settled = 0;
-  const written = [1, 2].map((n) =>
-    batch(() =>
-      followUp(
-        service.store,
-        opened.body.id,
-        { message: `m${n}`, key: `commit-key-${n}` },
-        { at: Date.now(), quotas: UNLIMITED_QUOTAS, addressHash: 'test', agent: null, signature: null },
-      ),
-    ).finally(() => settled++),
-  );
-  await Promise.resolve();
-  assert.equal(settled, 0, 'nothing settles within the turn of the writes');
-  // A foreign key checked only at COMMIT makes the turn's COMMIT fail.
-  service.store.db.exec('PRAGMA defer_foreign_keys = ON');
-  service.store.db.exec(
-    `INSERT INTO messages (conversation_id, seq, author, message, created_at)
-      VALUES ('no-such-conversation', 1, 'client', 'x', 'x')`,
-  );
-  const results = await Promise.allSettled(written);
-  assert.deepEqual(
-    results.map((r) => r.status),
-    ['rejected', 'rejected'],
-  );
-  assert.equal(service.store.messagesAfter(opened.body.id, 0, 10).length, 1, 'neither write was stored');
 });

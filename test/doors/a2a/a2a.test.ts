@@ -1,6 +1,8 @@
 // The A2A door at the wire: the agent card, versions, credentials, every refusal of the error
 // table through both bindings, the poll clock and the limits shared with REST, and a fuzz run
 // (no 5xx). What the SDK would refuse to send is sent with fetch.
+// Covers: src/doors/a2a/, src/rules/access.ts, src/rules/conversations.ts, src/rules/validate.ts, src/rules/rates.ts,
+// src/rules/quotas.ts.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -2,6 +2,8 @@
 // both bindings: the opening and its one-time credential, follow-ups with and without the
 // task id, the owner's reply through the owner script, a push to a loopback receiver,
 // close, reopen and block; and the credential works on REST too.
+// Covers: src/doors/a2a/, src/rules/conversations.ts, src/rules/closing.ts, src/rules/blocks.ts, src/rules/push.ts,
+// src/rules/access.ts.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,7 @@
 // The MCP door judged by the official tools, unchanged: both TypeScript clients run a whole
 // conversation (the owner answering through the owner script), and the official
 // conformance suite runs the scenarios that apply to any server.
+// Covers: src/doors/mcp/, src/rules/conversations.ts, src/rules/closing.ts, src/rules/push.ts.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

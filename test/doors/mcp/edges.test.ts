@@ -1,5 +1,6 @@
 // The MCP door at its edges: what the 2026-07-28 revision requires in every request's _meta,
 // a handshake revision's client that names its version there, and integer arguments as JSON.
+// Covers: src/doors/mcp/, src/rules/validate.ts, src/rules/conversations.ts (the page's text budget).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

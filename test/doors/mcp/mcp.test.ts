@@ -1,6 +1,8 @@
 // The MCP door's protocol and rules, request by request (docs/mcp.md): JSON-RPC framing
 // and errors, the two revisions and their headers, DNS rebinding protection, refusals as
 // tool results, and one set of rules with the REST door.
+// Covers: src/doors/mcp/, src/doors/jsonrpc.ts, src/http/origins.ts, src/rules/conversations.ts,
+// src/directory/snapshot.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

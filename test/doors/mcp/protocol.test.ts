@@ -1,5 +1,6 @@
 // The MCP door at the protocol level: JSON-RPC errors, the 2026-07-28 headers,
 // notifications, origins and the body limit.
+// Covers: src/doors/mcp/endpoint.ts, src/doors/jsonrpc.ts, src/http/origins.ts, src/http/body.ts.
 
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -1,5 +1,7 @@
 // The MCP tools under the service rules: every refusal as a tool result,
 // and one set of rules with the REST door.
+// Covers: src/doors/mcp/tools.ts, src/rules/validate.ts, src/rules/access.ts, src/rules/conversations.ts,
+// src/rules/rates.ts, src/rules/quotas.ts, src/rules/blocks.ts, src/rules/closing.ts.
 
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';

@@ -1,5 +1,6 @@
 // The web page in a real headless Chromium: it loads, search and filters work, a listing
 // page opens, it fits a phone, and screenshots are left for a person to look at.
+// Covers: src/doors/web/pages.ts, src/doors/web/listing-page.ts, src/directory/snapshot.ts.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // What an agent reads before its first call: llms.txt and contact-info, with the calls, limits and doors.
+// Covers: src/doors/web/llms-txt.ts, src/doors/rest/public.ts, src/guide/.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
