@@ -119,3 +119,12 @@ test('every path of src/ or test/ that the documentation names exists', () => {
   }
   assert.deepEqual(missing, []);
 });
+
+test('every file of src/rules, src/identity and src/store has its rule tests at test/<same path>.test.ts', () => {
+  const byName = sourceFiles().filter((file) => /^(rules|identity|store)\//.test(path.relative(SRC, file)));
+  const missing = byName
+    .map((file) => path.join('test', path.relative(SRC, file)).replace(/\.ts$/, '.test.ts'))
+    .filter((testFile) => !existsSync(path.join(ROOT, testFile)));
+  assert.ok(byName.length > 30, 'the three layers are found');
+  assert.deepEqual(missing, []);
+});

@@ -75,11 +75,11 @@ export function addMessage(
   author: Author,
   text: string,
   at: string,
-  options: { key?: string; sender?: string; agent?: string } = {},
+  options: { key?: string; sender?: string; agent?: string; beside?: Partial<Message> } = {},
 ): Message {
   const conversation = store.conversationById(id) as Conversation;
   const message = { seq: conversation.last_seq + 1, author, message: text, created_at: at };
-  const stored = { ...message, verified_agent: options.agent ?? null };
+  const stored = { ...message, verified_agent: options.agent ?? null, ...options.beside }; // beside: a question's
   const sender = author === 'client' ? (options.sender ?? conversation.sender) : null;
   store.insertMessage(id, stored, options.key ?? null, sender);
   const ownerSeq = author === 'owner' ? message.seq : conversation.latest_owner_seq;
