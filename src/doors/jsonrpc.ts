@@ -4,7 +4,7 @@
 // it, and the catalogue's reason in `error.data.reason`. Values a client sent are echoed only
 // through `shown`, which never recurses into them.
 
-import type { RequestContext } from '../http/context.ts';
+import type { RequestContext } from './context.ts';
 import { refuse, Refusal } from '../refusals/refusal.ts';
 
 export type { RpcId } from '../http/context.ts';

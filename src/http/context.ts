@@ -1,25 +1,33 @@
 // What a route's handler gets and gives, and what applies to every answer of its path: the contract
-// between the HTTP layer (request-handler.ts, the only code that touches `res`) and the doors.
+// between the HTTP layer (request-handler.ts, the only code that touches `res`) and the doors. The
+// HTTP layer knows of the service it serves only what HttpService names; runtime/app.ts builds one.
 
 import type { IncomingMessage } from 'node:http';
-import type { Client } from '../runtime/client-writes.ts';
+import type { RunningConfig } from '../base/config.ts';
+import type { Log } from '../base/log.ts';
 import type { Headers } from '../refusals/entry.ts';
 import type { Refusal } from '../refusals/refusal.ts';
-import type { App } from '../runtime/app.ts';
 import type { BodyOptions } from './body.ts';
 import type { Door } from './origins.ts';
 
-/** What a handler gets: the request as parsed so far, and the app it runs in. */
-export interface RequestContext {
-  readonly app: App;
+/** What the HTTP layer needs of the service it serves: settings, log, clock, request rate, fault log. */
+export interface HttpService {
+  readonly config: RunningConfig;
+  readonly log: Log;
+  now(): number;
+  /** The request rate (rules/rates.ts): takes one request of the client at `address`; 0, or the seconds to wait. */
+  readonly rates: { readonly requests: { take(address: string, now: number): number } };
+  /** An unexpected error, logged once with the request id its client got. */
+  logUnexpected(requestId: string, err: unknown, extra?: Record<string, string>): void;
+}
+
+/** What a handler gets: the request as parsed so far, and the service it runs in. */
+export interface RequestContext<A extends HttpService = HttpService> {
+  readonly app: A;
   readonly req: IncomingMessage;
   readonly rawQuery: string;
   readonly params: Readonly<Record<string, string>>;
   readonly clientAddress: string;
-  /** Who writes: the address, and the agent a Web Bot Auth signature proved (the signed guard sets it). */
-  readonly client: Client;
-  /** A signature's refusal, handed on to a door that answers it in its own protocol (guards.ts signed). */
-  readonly signatureRefusal?: Refusal;
   readonly requestId: string;
   /** The JSON body, read under `maxBytes`: 415, then 413, then 400. */
   readJson(maxBytes: number, options?: BodyOptions): Promise<unknown>;
@@ -43,7 +51,7 @@ export interface Reply {
 }
 
 /** A handler answers with a reply or throws the refusal. */
-export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+export type Handler<A extends HttpService = HttpService> = (ctx: RequestContext<A>) => Reply | Promise<Reply>;
 
 /** What applies to every answer of a path, success or refusal; each route's line in routes.ts shows it. */
 export interface Policy {
@@ -51,8 +59,8 @@ export interface Policy {
   readonly cache: 'public' | 'private';
   /** which browsers may read the answers: any origin, or only the origins a protocol door allows */
   readonly cors: 'any' | Door;
-  /** whether a request takes from the per-address request limit (not /health, so monitors can poll it) */
-  readonly requestLimit: boolean;
+  /** whether a request takes from the per-address request rate (not /health, so monitors can poll it) */
+  readonly requestRate: boolean;
   /** how a refusal is answered on this path; the REST error body when absent (the protocol doors have their own) */
   readonly refusalReply?: (refusal: Refusal, id: RpcId | null) => Reply;
   /** a JSON-RPC endpoint: a refusal echoes the request's id whenever its body can be read as JSON-RPC */

@@ -5,16 +5,13 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from '../runtime/app.ts';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
-import type { Handler, LogFields, Policy, Reply, RpcId } from './context.ts';
+import type { Handler, HttpService, LogFields, Policy, Reply, RpcId } from './context.ts';
 import { corsForAllowedOrigin, createHostNotice, doorPreflightHeaders } from './origins.ts';
 import type { Headers } from '../refusals/entry.ts';
 import { asRefusal, errorBody, refuse, type Refusal } from '../refusals/refusal.ts';
-import { createRouter, type Route, type RouteMatch } from './router.ts';
-import { senderOf } from '../rules/senders.ts';
+import { createRouter, decodeParams, splitTarget, type Route, type RouteMatch } from './router.ts';
 import { clientAddressOf, createProxyNotice } from './client-address.ts';
-import { malformedHttp } from './server.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ANY_ORIGIN: Headers = {
@@ -22,11 +19,11 @@ const ANY_ORIGIN: Headers = {
   'access-control-expose-headers': 'ETag, Retry-After, WWW-Authenticate, X-Request-Id',
 };
 /** A policy until the path is matched: public, readable from any origin, limited. */
-const UNROUTED: Policy = { cache: 'public', cors: 'any', requestLimit: true };
+const UNROUTED: Policy = { cache: 'public', cors: 'any', requestRate: true };
 
 /** One request and its answer: what the log line and the policy need to know. */
 interface Exchange {
-  readonly app: App;
+  readonly app: HttpService;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly started: number;
@@ -58,9 +55,9 @@ const nextRequestId = () => `${RUN_ID}-${(++requestCount).toString(36)}`;
  * The 'request' listener for a route table; `unroutedPolicy` says how a path that no route has
  * is answered (a protocol door answers unknown paths under its own prefix in its own way).
  */
-export function createRequestHandler(
-  app: App,
-  routes: readonly Route<Handler, Policy>[],
+export function createRequestHandler<A extends HttpService>(
+  app: A,
+  routes: readonly Route<Handler<A>, Policy>[],
   unroutedPolicy: (path: string) => Policy,
 ) {
   const router = createRouter(routes);
@@ -90,7 +87,7 @@ export function createRequestHandler(
     try {
       const match = router.match(exchange.method, path);
       if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);
-      const reply = dispatch(exchange, match);
+      const reply = dispatch(exchange, match as RouteMatch<Handler, Policy>);
       if (reply instanceof Promise)
         reply.then(
           (r) => settle(exchange, r),
@@ -112,8 +109,8 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     ex.route = match.pattern;
     ex.policy = match.policy;
   }
-  if (ex.policy.requestLimit) {
-    const wait = ex.app.rates.requests.take(senderOf(ex.clientAddress), ex.app.now());
+  if (ex.policy.requestRate) {
+    const wait = ex.app.rates.requests.take(ex.clientAddress, ex.app.now());
     if (wait > 0) throw refuse('too_many_requests', wait);
   }
   const malformed = malformedHttp(ex.req);
@@ -131,7 +128,6 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
     rawQuery: ex.rawQuery,
     params: decodeParams(match.rawParams),
     clientAddress: ex.clientAddress,
-    client: { address: ex.clientAddress, agent: null, signature: null },
     requestId: ex.requestId,
     readJson: (maxBytes, options) => readBody(ex, maxBytes, options),
     rpcId: () => rpcIdOf(ex),
@@ -166,23 +162,6 @@ function preflightOrRefusal(ex: Exchange, pattern: string, allow: string): Reply
     'access-control-max-age': '86400',
   };
   return { status: 204, body: '', headers };
-}
-
-function decodeParams(rawParams: Record<string, string>): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const name in rawParams) {
-    const raw = rawParams[name] as string;
-    if (!raw.includes('%')) {
-      params[name] = raw; // nothing to decode
-      continue;
-    }
-    try {
-      params[name] = decodeURIComponent(raw);
-    } catch {
-      throw refuse('bad_percent_encoding', 'path');
-    }
-  }
-  return params;
 }
 
 function settle(ex: Exchange, reply: Reply): void {
@@ -270,12 +249,18 @@ function log(ex: Exchange, status: number | null, extra: LogFields): void {
   ex.app.log(Object.keys(extra).length === 0 ? entry : { ...entry, ...extra });
 }
 
-/** Splits a request target into its raw path and raw query (an absolute-form target too). */
-function splitTarget(target: string): { path: string; rawQuery: string } {
-  const relative = target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
-  const hash = relative.indexOf('#');
-  const withoutHash = hash === -1 ? relative : relative.slice(0, hash);
-  const mark = withoutHash.indexOf('?');
-  if (mark === -1) return { path: withoutHash, rawQuery: '' };
-  return { path: withoutHash.slice(0, mark), rawQuery: withoutHash.slice(mark + 1) };
+/**
+ * What Node lets through for the service to refuse with its error body (asked after the request
+ * rate): a missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other than 100-continue.
+ */
+function malformedHttp(req: IncomingMessage): Refusal | null {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    if (name === 'host') hosts++;
+    else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
+      return refuse('expectation_failed');
+    }
+  }
+  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('host_header') : null;
 }

@@ -90,20 +90,3 @@ function answerRaw(socket: Socket, refusal: Refusal): void {
   const answer = `HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`;
   socket.end(answer, () => socket.destroy()); // written out: the descriptor goes, whether the client reads or not
 }
-
-/**
- * What Node lets through for the service to refuse with its error body (request-handler.ts asks, after the
- * request limit): a missing or repeated Host (HTTP/1.1 requires exactly one), an Expect other
- * than 100-continue.
- */
-export function malformedHttp(req: IncomingMessage): Refusal | null {
-  let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = (req.rawHeaders[i] as string).toLowerCase();
-    if (name === 'host') hosts++;
-    else if (name === 'expect' && req.rawHeaders[i + 1]?.toLowerCase() !== '100-continue') {
-      return refuse('expectation_failed');
-    }
-  }
-  return hosts > 1 || (hosts === 0 && req.httpVersion !== '1.0') ? refuse('host_header') : null;
-}

@@ -13,6 +13,16 @@ export interface CredentialLookup {
   lookup(digest: string): Conversation | undefined;
 }
 
+/** The credential of the one Authorization header; none when there are several (Node keeps only the first). */
+export function bearerCredential(rawHeaders: readonly string[]): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1] as string);
+  }
+  if (values.length !== 1) return undefined;
+  return /^bearer +(\S+)$/i.exec(values[0] as string)?.[1]; // the scheme is case-insensitive
+}
+
 /** The SHA-256 of a credential, in hex: the only form in which it is stored (as bytes) or looked up. */
 export const digestOf = (token: string): string => hash('sha256', token);
 

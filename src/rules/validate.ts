@@ -11,6 +11,7 @@ import {
 } from '../base/contract.ts';
 import { refuse } from '../refusals/refusal.ts';
 
+/** A query string's parameters, as http/router.ts parseQuery read them. */
 export type Query = ReadonlyMap<string, string>;
 export type Kind = 'community' | 'tool';
 export interface DirectoryQuery {
@@ -35,28 +36,6 @@ export function codePointLength(text: string): number {
   let count = 0;
   for (const _ of text) count++; // no array of code points: messages are up to 8000 of them
   return count;
-}
-
-/** A strict query string: malformed percent-encoding or a repeated parameter is refused. */
-export function parseQuery(raw: string): Map<string, string> {
-  const query = new Map<string, string>();
-  for (const pair of raw.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const name = decodeQueryPart(eq === -1 ? pair : pair.slice(0, eq));
-    if (query.has(name)) throw refuse('repeated_parameter');
-    query.set(name, decodeQueryPart(eq === -1 ? '' : pair.slice(eq + 1)));
-  }
-  return query;
-}
-
-function decodeQueryPart(part: string): string {
-  if (!part.includes('%') && !part.includes('+')) return part; // nothing to decode
-  try {
-    return decodeURIComponent(part.replace(/\+/g, ' '));
-  } catch {
-    throw refuse('bad_percent_encoding', 'query string');
-  }
 }
 
 /** A whole number in [min, max], or the fallback when absent. Query text arrives as a string. */

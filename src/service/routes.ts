@@ -23,7 +23,7 @@
 // The limits on writes (openings per hour, the daily maximum and its shares) and the poll
 // interval are decided inside the rules, after validation and idempotency (quotas.ts).
 
-import { bearer, protocolDoor, query, signed } from '../http/guards.ts';
+import { bearer, protocolDoor, query, signed } from './guards.ts';
 import {
   closeConversation,
   getConversation,
@@ -37,7 +37,8 @@ import { listingPage } from '../doors/web/listing-page.ts';
 import { deleteWebhook, getWebhook, putWebhook } from '../doors/rest/webhooks.ts';
 import { homePage, htmlPage } from '../doors/web/pages.ts';
 import { contactInfo, getListing, health, listDirectory, openApi } from '../doors/rest/public.ts';
-import type { Handler, Policy, Reply, RequestContext } from '../http/context.ts';
+import type { ClientContext, Handler } from '../doors/context.ts';
+import type { Policy, Reply } from '../http/context.ts';
 import { mcp, mcpPreflight, mcpRefusal } from '../doors/mcp/endpoint.ts';
 import { metricsPage } from '../doors/rest/metrics.ts';
 import { A2A_DOOR, MCP_DOOR } from '../http/origins.ts';
@@ -46,15 +47,15 @@ import { agentCardPage } from '../doors/a2a/card.ts';
 import type { Route } from '../http/router.ts';
 import type { Query } from '../rules/validate.ts';
 
-const PUBLIC: Policy = { cache: 'public', cors: 'any', requestLimit: true };
-const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestLimit: false };
-const PRIVATE: Policy = { cache: 'private', cors: 'any', requestLimit: true };
-const DOOR = { cache: 'private', requestLimit: true, jsonRpc: true } as const;
+const PUBLIC: Policy = { cache: 'public', cors: 'any', requestRate: true };
+const PUBLIC_FREE: Policy = { cache: 'public', cors: 'any', requestRate: false };
+const PRIVATE: Policy = { cache: 'private', cors: 'any', requestRate: true };
+const DOOR = { cache: 'private', requestRate: true, jsonRpc: true } as const;
 const MCP: Policy = { ...DOOR, cors: MCP_DOOR, refusalReply: mcpRefusal };
 const A2A_RPC: Policy = { ...DOOR, cors: A2A_DOOR, refusalReply: rpcRefusal };
-const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestLimit: true, refusalReply: httpRefusal };
+const A2A_HTTP: Policy = { cache: 'private', cors: A2A_DOOR, requestRate: true, refusalReply: httpRefusal };
 // The A2A door's guards, for both bindings: the Origin and Host, then the URL, as /mcp.
-type A2aHandler = (ctx: RequestContext & { query: Query }) => Promise<Reply>;
+type A2aHandler = (ctx: ClientContext & { query: Query }) => Promise<Reply>;
 const A2A = (handler: A2aHandler) => protocolDoor(A2A_DOOR, handler);
 // An HTTP+JSON route: A2A's guards, then the A2A method, with its params from the query or the body.
 const a2aRoute = (method: A2aMethod, params: 'query' | 'body') => A2A(a2aHttp(method, params));

@@ -2,7 +2,7 @@
 // keys read from a key directory served over HTTP, each outcome of the decision's table with its
 // status and reason, and nothing stored for a refused request.
 // Covers: src/identity/signed-request.ts, src/identity/key-directory.ts, src/runtime/verified-agents.ts,
-// src/http/guards.ts.
+// src/service/guards.ts.
 
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseQuery } from '../../src/http/router.ts';
 import * as v from '../../src/rules/validate.ts';
 import { Refusal } from '../../src/refusals/refusal.ts';
 
@@ -40,21 +41,6 @@ test('characters are counted as Unicode code points, not UTF-16 units', () => {
   ]);
 });
 
-test('a query string is decoded strictly: a repeated parameter or bad percent-encoding is refused', () => {
-  assertAccepted([
-    ['names and values', () => [...v.parseQuery('q=a&limit=5')], [['q', 'a'], ['limit', '5']]],
-    ['encoded, + as a space', () => [...v.parseQuery('q=a+b%26c')], [['q', 'a b&c']]],
-    ['a name without a value', () => [...v.parseQuery('q&&x=')], [['q', ''], ['x', '']]],
-    ['empty', () => v.parseQuery('').size, 0],
-  ]);
-  assertRefused([
-    ['repeated', () => v.parseQuery('q=a&q=b'), 'repeated_parameter', /^A query parameter is repeated; send each/],
-    ['repeated once decoded', () => v.parseQuery('q=a&%71=b'), 'repeated_parameter', /repeated/],
-    ['a bad escape', () => v.parseQuery('q=%zz'), 'bad_percent_encoding', /^The query string has malformed/],
-    ['a bad escape in a name', () => v.parseQuery('%e9=x'), 'bad_percent_encoding', /two hex digits/],
-  ]);
-});
-
 test('a whole number in range, or its fallback; anything else is refused naming the range', () => {
   assertAccepted([
     ['absent', () => v.integerIn(undefined, 'limit', 30, 1, 100), 30],
@@ -80,7 +66,7 @@ test('a whole number in range, or its fallback; anything else is refused naming 
 });
 
 test('the directory query: q of at most 120 characters, limit and offset in range, kind community or tool', () => {
-  const query = (text: string) => v.parseQuery(text);
+  const query = (text: string) => parseQuery(text);
   assertAccepted([
     [
       'defaults',

@@ -3,9 +3,9 @@
 // order, the A2A-Version and a credential that is present (before the body is read), then
 // the body, then run the same operation (operations.ts). Refusals are answered as A2A says.
 
-import { conversationOfCredential } from '../../rules/access.ts';
-import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import { bearerCredential, conversationOfCredential } from '../../rules/access.ts';
+import type { Reply } from '../../http/context.ts';
+import type { ClientContext } from '../context.ts';
 import { readRpcRequest, rpcResult, type RpcId } from '../jsonrpc.ts';
 import type { Refusal } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -20,7 +20,7 @@ const MEDIA_TYPES = ['application/json', 'application/a2a+json'];
 const A2A_TYPE = 'application/a2a+json';
 
 export type A2aOperation = (call: A2aCall) => unknown;
-type A2aContext = RequestContext & { query: Query };
+type A2aContext = ClientContext & { query: Query };
 
 /** A2A's methods, by the names both bindings log; on JSON-RPC any other is -32601. */
 const METHODS = {
@@ -106,7 +106,7 @@ export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Rec
   };
 }
 
-function refused(ctx: RequestContext, err: unknown, reply: (error: A2aError) => Reply): Reply {
+function refused(ctx: ClientContext, err: unknown, reply: (error: A2aError) => Reply): Reply {
   const error = a2aErrorOf(err, ctx.refusalOf);
   ctx.note({ a2a_error: error.kind });
   return reply(error);

@@ -4,7 +4,8 @@
 import type { App } from '../../runtime/app.ts';
 import { etagOf } from '../../directory/snapshot.ts';
 import { clientHas } from '../../http/conditional.ts';
-import { type Reply, type RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { RequestContext } from '../context.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
 import { BOUNDS } from '../../base/contract.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';

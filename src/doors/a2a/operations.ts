@@ -7,7 +7,7 @@ import type { App } from '../../runtime/app.ts';
 import type { AlsoWrite } from '../../runtime/client-writes.ts';
 import { takePoll } from '../../runtime/polls.ts';
 import { pushConfigOf, pushConfigsOf, registerPushConfig, removePushConfig } from '../../rules/push.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { ClientContext } from '../context.ts';
 import { checkRegisteredUrl, checkStaticUrl } from '../../outbound/guard.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -33,7 +33,7 @@ type Json = Record<string, unknown>;
 
 /** One call: the request, the conversation its credential opens (null: none sent), and its params. */
 export interface A2aCall {
-  readonly ctx: RequestContext;
+  readonly ctx: ClientContext;
   readonly holder: Conversation | null;
   readonly params: Json;
 }

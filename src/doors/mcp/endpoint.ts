@@ -8,7 +8,8 @@
 // The tools are in tools.ts, where every refusal becomes a tool result.
 
 import type { IncomingMessage } from 'node:http';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { ClientContext, RequestContext } from '../context.ts';
 import { doorPreflightHeaders, MCP_DOOR } from '../../http/origins.ts';
 import {
   readRpcRequest,
@@ -60,7 +61,7 @@ const unsupported = (requested: unknown) =>
 const invalidParams = (message: string) => new RpcError(-32602, refuse('invalid_params', message), 400);
 
 /** POST /mcp */
-export async function mcp(ctx: RequestContext): Promise<Reply> {
+export async function mcp(ctx: ClientContext): Promise<Reply> {
   let id: RpcId | null = null;
   try {
     const message = await readRpcRequest(ctx, MCP_BODY_BYTES);
@@ -131,7 +132,7 @@ function decoded(value: string | undefined): string | undefined {
   return sentinel ? Buffer.from(sentinel[1] as string, 'base64').toString('utf8') : value;
 }
 
-async function dispatch(ctx: RequestContext, request: RpcRequest, modern: boolean): Promise<Record<string, unknown>> {
+async function dispatch(ctx: ClientContext, request: RpcRequest, modern: boolean): Promise<Record<string, unknown>> {
   const method = request.method;
   if (method === 'initialize') {
     const asked = request.params.protocolVersion;

@@ -12,7 +12,7 @@ import { removeWebhook, webhookOf } from '../../rules/push.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import { currentQuestion, questionOf } from '../../rules/questions.ts';
 import { refuse } from '../../refusals/refusal.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { ClientContext } from '../context.ts';
 import type { Client } from '../../runtime/client-writes.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -184,7 +184,7 @@ export function toolsOf(app: App): ReturnType<typeof toolList> {
  * request's signature was refused: that is judged before anything else, the tool's name included.
  */
 export async function callTool(
-  ctx: Pick<RequestContext, 'app' | 'client' | 'whenGone' | 'refusalOf' | 'signatureRefusal'>,
+  ctx: Pick<ClientContext, 'app' | 'client' | 'whenGone' | 'refusalOf' | 'signatureRefusal'>,
   name: unknown,
   args: unknown,
 ) {

@@ -3,7 +3,8 @@
 // query and the credential in front of them; the limits are decided inside the rules.
 
 import { readMessages } from '../../rules/conversations.ts';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { ClientContext } from '../context.ts';
 import { conversationRecord } from '../../rules/views.ts';
 import { currentQuestion, questionOf } from '../../rules/questions.ts';
 import type { Conversation } from '../../store/store.ts';
@@ -20,7 +21,7 @@ import {
 } from '../../rules/validate.ts';
 import { maxWaitSeconds, pollUpdates } from '../../runtime/polls.ts';
 
-type WithQuery = RequestContext & { query: Query };
+type WithQuery = ClientContext & { query: Query };
 type Authenticated = WithQuery & { conversation: Conversation };
 
 /** POST /api/v1/conversations */

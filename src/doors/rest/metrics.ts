@@ -6,9 +6,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { utcDay } from '../../base/time.ts';
-import { bearerCredential } from '../../http/guards.ts';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { RequestContext } from '../context.ts';
 import { refuse } from '../../refusals/refusal.ts';
+import { bearerCredential } from '../../rules/access.ts';
 import type { App } from '../../runtime/app.ts';
 import type { Counter } from '../../runtime/metrics.ts';
 

@@ -2,7 +2,8 @@
 
 import { describeContact } from '../../guide/contact.ts';
 import { conditionalReply } from '../../http/conditional.ts';
-import { type Handler, type Reply, type RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { Handler, RequestContext } from '../context.ts';
 import { openApiDocument } from '../../openapi/document.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';

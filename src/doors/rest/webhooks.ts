@@ -3,7 +3,8 @@
 // secret, DELETE removes it.
 
 import { removeWebhook, webhookOf } from '../../rules/push.ts';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { RequestContext } from '../context.ts';
 import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';

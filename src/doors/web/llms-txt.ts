@@ -1,7 +1,8 @@
 // GET /llms.txt: the guide of guide/contact.ts as plain text, for a model to read in one go.
 
 import { BOUNDS } from '../../base/contract.ts';
-import type { Reply, RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { RequestContext } from '../context.ts';
 import { limitSentences } from '../../guide/limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../../rules/views.ts';
 import { describeContact } from '../../guide/contact.ts';

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { etagOf } from '../../directory/snapshot.ts';
 import { conditionalReply } from '../../http/conditional.ts';
-import { type Reply, type RequestContext } from '../../http/context.ts';
+import type { Reply } from '../../http/context.ts';
+import type { RequestContext } from '../context.ts';
 import { asRefusal } from '../../refusals/refusal.ts';
 import { PAGE_TERMS } from '../../refusals/terms.ts';
 import { BOUNDS } from '../../base/contract.ts';

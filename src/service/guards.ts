@@ -1,14 +1,16 @@
 // Guards: what a request passes on its way to a handler, each a wrapper on its route-table
-// line. The request limit is taken earlier, by the HTTP layer, before the path is decoded;
-// the limits on writes are decided inside the rules (quotas.ts), where the write is.
+// line (routes.ts). The request rate is taken earlier, by the HTTP layer, before the path is
+// decoded; the limits on writes are decided inside the rules (quotas.ts), where the write is.
 
-import { authenticate } from '../rules/access.ts';
-import type { Reply, RequestContext } from './context.ts';
-import { checkOrigin, type Door } from './origins.ts';
+import type { ClientContext, RequestContext } from '../doors/context.ts';
+import type { Reply } from '../http/context.ts';
+import { checkOrigin, type Door } from '../http/origins.ts';
+import { parseQuery } from '../http/router.ts';
 import { refuse, Refusal } from '../refusals/refusal.ts';
+import { authenticate, bearerCredential } from '../rules/access.ts';
+import type { Query } from '../rules/validate.ts';
 import { verifyAgent } from '../runtime/verified-agents.ts';
 import type { Conversation } from '../store/store.ts';
-import { parseQuery, type Query } from '../rules/validate.ts';
 
 // A credential must never travel in a URL: a parameter named like one, or a run of 64 or
 // more hex characters anywhere in the query (in a name or a value, encoded or not) that
@@ -61,42 +63,35 @@ export function bearer<C extends RequestContext, R>(
   };
 }
 
-/** The credential of the one Authorization header; none when there are several (Node keeps only the first). */
-export function bearerCredential(rawHeaders: readonly string[]): string | undefined {
-  const values: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1] as string);
-  }
-  if (values.length !== 1) return undefined;
-  return /^bearer +(\S+)$/i.exec(values[0] as string)?.[1]; // the scheme is case-insensitive
-}
-
 /**
- * The agent a Web Bot Auth signature proves, as the request's client (runtime/verified-agents.ts);
- * an unsigned request goes on at once, as before. A bad signature is refused here, before
- * anything else of the request is judged: 400, 401, or 503 when its key directory cannot be
- * fetched. A door that answers refusals inside its own protocol (the MCP door, as tool errors)
- * asks for them with `handOn`: the handler then gets the refusal as `signatureRefusal`.
+ * The request's client: its address, and the agent a Web Bot Auth signature proves
+ * (runtime/verified-agents.ts). A request without Signature-Input is unsigned and goes on at
+ * once, nothing read, fetched or awaited. A bad signature is refused here, before anything else
+ * of the request is judged: 400, 401, or 503 when its key directory cannot be fetched. A door
+ * that answers refusals inside its own protocol (the MCP door, as tool errors) asks for them with
+ * `handOn`: the handler then gets the refusal as `signatureRefusal`.
  */
 export function signed<C extends RequestContext>(
-  handler: (ctx: C) => Reply | Promise<Reply>,
+  handler: (ctx: C & ClientContext) => Reply | Promise<Reply>,
   handOn = false,
 ): (ctx: C) => Reply | Promise<Reply> {
-  const refused = (ctx: C, err: unknown) => {
-    if (!handOn || !(err instanceof Refusal)) throw err;
-    return handler({ ...ctx, signatureRefusal: err });
-  };
   return (ctx) => {
+    const client = { address: ctx.clientAddress, agent: null, signature: null };
+    if (ctx.req.headers['signature-input'] === undefined) return handler({ ...ctx, client });
+    const refused = (err: unknown) => {
+      if (!handOn || !(err instanceof Refusal)) throw err;
+      return handler({ ...ctx, client, signatureRefusal: err });
+    };
     let verdict: ReturnType<typeof verifyAgent>;
     try {
-      verdict = verifyAgent(ctx.app, ctx.req, ctx.client.address);
+      verdict = verifyAgent(ctx.app, ctx.req, ctx.clientAddress);
     } catch (err) {
-      return refused(ctx, err);
+      return refused(err);
     }
-    if (verdict === null) return handler(ctx); // unsigned: nothing awaited, nothing fetched
+    if (verdict === null) return handler({ ...ctx, client }); // a Signature-Input not for Web Bot Auth
     return verdict.then(
-      ({ identity, signature }) => handler({ ...ctx, client: { ...ctx.client, agent: identity, signature } }),
-      (err: unknown) => refused(ctx, err),
+      ({ identity, signature }) => handler({ ...ctx, client: { ...client, agent: identity, signature } }),
+      refused,
     );
   };
 }
@@ -107,7 +102,7 @@ export function signed<C extends RequestContext>(
  */
 export function protocolDoor<C extends RequestContext>(
   door: Door,
-  handler: (ctx: C & { query: Query }) => Reply | Promise<Reply>,
+  handler: (ctx: C & ClientContext & { query: Query }) => Reply | Promise<Reply>,
   handOnSignatureRefusals = false,
 ): (ctx: C) => Reply | Promise<Reply> {
   return trustedOrigin(door, signed(query(handler), handOnSignatureRefusals));
