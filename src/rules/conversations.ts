@@ -42,7 +42,7 @@ export interface FollowUpInput {
 }
 
 /** A client's write: when, under which quotas, from which address (its keyed hash), signed by whom (or null). */
-export interface ClientWrite {
+export interface WriteFacts {
   readonly at: number;
   readonly quotas: Quotas;
   /** the client's address, keyed and hashed (rules/quotas.ts addressKey): never the address itself */
@@ -57,7 +57,7 @@ export interface ClientWrite {
  * Refuses a sender the owner blocked: the write's own (its agent or that agent's site, or its address),
  * or the conversation's opener (likewise).
  */
-function refuseBlockedSender(store: Store, write: ClientWrite, conversation?: Conversation): void {
+function refuseBlockedSender(store: Store, write: WriteFacts, conversation?: Conversation): void {
   const { agent } = write;
   const own = agent === null ? [`address:${write.addressHash}`] : [`agent:${agent}`, `site:${siteOf(agent)}`];
   const opener = conversation?.verified_agent;
@@ -97,14 +97,15 @@ function append(
 export function openConversation(
   store: Store,
   opening: Opening,
-  write: ClientWrite,
+  write: WriteFacts,
+  alsoWrite?: (conversationId: string) => void,
 ): { conversation: Conversation; token: string; contact: boolean } {
   return store.transaction(() => {
     refuseBlockedSender(store, write);
     if (store.creationKeyUsed(opening.key)) throw refuse('creation_key_used');
     const question = opening.question ?? NO_QUESTION;
     refuseReplyByOutOfRange(question, write.at);
-    refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
+    if (write.signature) refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     countOpening(store, write.quotas, write.at, write.addressHash);
     const id = randomUUID();
     const counted = countedAs(store, write.agent, write.addressHash);
@@ -136,7 +137,8 @@ export function openConversation(
       ...questionColumns(question),
     };
     store.insertMessage(id, first, opening.key, counted);
-    recordSignature(store, write.signature, id, 1);
+    if (write.signature) recordSignature(store, write.signature, id, 1);
+    alsoWrite?.(id);
     return { conversation, token, contact: counted.startsWith('contact:') };
   });
 }
@@ -150,7 +152,8 @@ export function followUp(
   store: Store,
   id: string,
   input: FollowUpInput,
-  write: ClientWrite,
+  write: WriteFacts,
+  alsoWrite?: (conversationId: string) => void,
 ): { message: Message; duplicate: boolean; conversation: Conversation; contact: boolean } {
   return store.transaction(() => {
     // Read again inside the write: purged, blocked or expired since the request was authenticated.
@@ -165,14 +168,15 @@ export function followUp(
       return { message: original, duplicate: true, conversation, contact: false };
     }
     refuseReplyByOutOfRange(question, write.at);
-    refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
+    if (write.signature) refuseUsedSignature(store, write.signature, write.at, write.quotas.dailyMaximum);
     if (conversation.status === 'closed') throw refuse('conversation_closed');
     const counted = countedAs(store, write.agent, write.addressHash);
     countClientMessage(store, write.quotas, write.at, { conversationId: id, key: counted });
     const client = { agent: write.agent, sender: counted };
     const beside = questionColumns(question);
     const message = append(store, conversation, 'client', input.message, write.at, input.key, client, beside);
-    recordSignature(store, write.signature, id, message.seq);
+    if (write.signature) recordSignature(store, write.signature, id, message.seq);
+    alsoWrite?.(id);
     return { message, duplicate: false, conversation, contact: counted.startsWith('contact:') };
   });
 }

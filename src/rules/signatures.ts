@@ -2,7 +2,8 @@
 // agent's key directory, seldom the body, so anyone who saw one request (a proxy, a log) could replay
 // it within its validity to store messages of their own "verified" as that agent, and spend its site's
 // share. So the signature (its SHA-256) of every stored message is kept, in the write's transaction,
-// until it expires, and another write carrying it is refused. Reads are not limited this way.
+// until it expires, and another write carrying it is refused. Reads are not limited this way. An
+// unsigned write has no signature to judge: the rules ask here only for a signed one.
 
 import { refuse } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
@@ -23,8 +24,7 @@ export const MAX_USED_SIGNATURES = 100_000;
  * Refuses a signature that already authorized a stored message (401 signature_replayed), or, when
  * as many are kept as may be, any new one (503 signatures_full); expired ones are forgotten first.
  */
-export function refuseUsedSignature(store: Store, signature: SignatureUse | null, at: number, maximum: number): void {
-  if (signature === null) return;
+export function refuseUsedSignature(store: Store, signature: SignatureUse, at: number, maximum: number): void {
   const used = store.usedSignatures;
   used.forgetExpired(at);
   if (used.find(signature.digest) !== undefined) throw refuse('signature_replayed');
@@ -36,6 +36,6 @@ export function refuseUsedSignature(store: Store, signature: SignatureUse | null
 }
 
 /** Records that a signature authorized a stored message, in the write's transaction. */
-export function recordSignature(store: Store, signature: SignatureUse | null, conversationId: string, seq: number) {
-  if (signature !== null) store.usedSignatures.record(signature.digest, signature.expiresAt, conversationId, seq);
+export function recordSignature(store: Store, signature: SignatureUse, conversationId: string, seq: number) {
+  store.usedSignatures.record(signature.digest, signature.expiresAt, conversationId, seq);
 }

@@ -2,7 +2,6 @@
 // store, the directory snapshot, the clock, the rates, the log, and the two client
 // writes, which every door submits the same way: group-committed, then told to the owner.
 
-import { randomBytes } from 'node:crypto';
 import { keepRunning } from '../base/background.ts';
 import { createStdoutLog, describeError, type Log } from '../base/log.ts';
 import { createBatch } from '../store/group-commit.ts';
@@ -12,14 +11,13 @@ import { MAX_LOOKUPS_IN_FLIGHT } from '../outbound/lookups.ts';
 import type { RunningConfig } from '../base/config.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { Directory } from '../directory/snapshot.ts';
-import { createMetrics } from './metrics.ts';
-import { clientWrites, type Client } from './client-writes.ts';
+import { createMetrics, meteredLog } from './metrics.ts';
+import { createClientWrites } from './client-writes.ts';
 import { createKeyDirectories } from './verified-agents.ts';
 import { ReplyWaits } from './waits.ts';
 import { createPollClock, createRequestBuckets } from '../rules/rates.ts';
 import { createNotifier } from './notify.ts';
-import type { ClientWrite } from '../rules/conversations.ts';
-import { addressKey, type Quotas, quotasOf } from '../rules/quotas.ts';
+import { quotasOf } from '../rules/quotas.ts';
 import type { Store } from '../store/store.ts';
 
 export interface AppOptions {
@@ -40,7 +38,9 @@ const SWEEP_INTERVAL_MS = 60_000; // idle rate entries are dropped once a minute
 export function createApp(config: RunningConfig, store: Store, options: AppOptions = {}) {
   const now = options.now ?? Date.now;
   const metrics = createMetrics();
-  const log = meteredLog(metrics, options.log ?? createStdoutLog());
+  const written = options.log ?? createStdoutLog();
+  // Counted only when GET /metrics can be read (METRICS_TOKEN): otherwise nobody would see the counts.
+  const log = config.metricsToken === null ? written : meteredLog(metrics, written);
   const quotas = quotasOf(config);
   const { rates, stopSweeping } = startRates(config, now, log);
   const batch = createBatch(store);
@@ -51,8 +51,8 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     lookups: { inFlight: 0, max: MAX_LOOKUPS_IN_FLIGHT },
   };
   const stopDeliveries = startDeliveries({ store, policy: outboundPolicy, now, log, timing: options.deliveryTiming });
-  const notifyOwner = createNotifier(config.notifyCommand, log);
-  const clientWrite = clientWriteOf(store, quotas, now);
+  // No NOTIFY_COMMAND: nobody to tell, and nothing is built for the telling.
+  const notifyOwner = config.notifyCommand ? createNotifier(config.notifyCommand, log) : null;
 
   return {
     config,
@@ -71,7 +71,7 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
     /** Polls held until the owner writes (waits.ts). */
     waits,
 
-    ...clientWrites(store, batch, clientWrite, notifyOwner, config),
+    ...createClientWrites({ store, batch, quotas, now, notifyOwner, config }),
 
     /** Any other write of a door (a webhook's registration), group-committed like the messages. */
     write: <T>(rule: () => T): Promise<T> => batch(rule),
@@ -92,27 +92,6 @@ export function createApp(config: RunningConfig, store: Store, options: AppOptio
       waits.answerAll();
     },
   };
-}
-
-/** The log every part writes to, counted by the metrics on its way. */
-function meteredLog(metrics: ReturnType<typeof createMetrics>, write: Log): Log {
-  return (entry) => {
-    metrics.observe(entry);
-    write(entry);
-  };
-}
-
-/** What the rules are told of a client's write: when, the limits, its address's hash and its verified agent. */
-function clientWriteOf(store: Store, quotas: Quotas, now: () => number) {
-  // The key of the addresses' hashes: kept in the database so that counts survive a restart.
-  const addressSecret = store.transaction(() => store.settingOnce('address_key', randomBytes(32).toString('hex')));
-  return (client: Client): ClientWrite => ({
-    at: now(),
-    quotas,
-    addressHash: addressKey(addressSecret, client.address),
-    agent: client.agent,
-    signature: client.signature,
-  });
 }
 
 /** The per-address request rate and the poll clock, their idle entries swept once a minute. */

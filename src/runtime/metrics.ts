@@ -1,8 +1,9 @@
 // The counters behind GET /metrics (doors/rest/metrics.ts): counted from the log entries the
 // service writes anyway (one per request, one per delivery attempt), so nothing else in a
-// request's path knows of them. They hold no message text, credential or address.
+// request's path knows of them, and only when METRICS_TOKEN turns GET /metrics on. They hold no
+// message text, credential or address.
 
-import type { LogEntry } from '../base/log.ts';
+import type { Log, LogEntry } from '../base/log.ts';
 
 /** Distinct label sets kept per counter, at most: routes and reasons are few, but a bound is stated. */
 const MAX_SERIES = 500;
@@ -27,5 +28,13 @@ export function createMetrics() {
       if (typeof entry.delivery === 'string') add(counters.deliveries, entry.delivery);
     },
     counters,
+  };
+}
+
+/** The log every part writes to, counted by the metrics on its way. */
+export function meteredLog(metrics: ReturnType<typeof createMetrics>, write: Log): Log {
+  return (entry) => {
+    metrics.observe(entry);
+    write(entry);
   };
 }

@@ -41,11 +41,11 @@ const MAX_WAITING_NOTIFICATIONS = 1000;
 /** The limits; tests lower them to see each one act without waiting 30 s or queueing a thousand messages. */
 const NOTIFIER_LIMITS = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTIFY_TIMEOUT_MS };
 
-export function createNotifier(
-  command: readonly string[] | null,
-  log: Log,
-  { maxWaiting, timeoutMs } = NOTIFIER_LIMITS,
-) {
+/** Tells the owner of one event; it never throws and never waits. */
+export type Notifier = (event: NewClientMessage) => void;
+
+/** The notifier that runs `command` (NOTIFY_COMMAND, split on spaces) for each event, one run at a time. */
+export function createNotifier(command: readonly string[], log: Log, { maxWaiting, timeoutMs } = NOTIFIER_LIMITS): Notifier {
   const waiting: NewClientMessage[] = [];
   let running = false;
 
@@ -64,7 +64,7 @@ export function createNotifier(
     running = event !== undefined;
     if (event === undefined) return;
     let finished = false; // 'exit' may follow 'error': go on to the next run once
-    runNotifier(command as readonly string[], event, timeoutMs, (reason) => {
+    runNotifier(command, event, timeoutMs, (reason) => {
       if (finished) return;
       finished = true;
       if (reason !== null) failed(event, reason);
@@ -72,8 +72,7 @@ export function createNotifier(
     });
   }
 
-  return (event: NewClientMessage): void => {
-    if (!command) return;
+  return (event) => {
     if (waiting.length >= maxWaiting) {
       failed(event, `${maxWaiting} notifications are already waiting; this one was dropped`);
       return;

@@ -148,7 +148,7 @@ export async function cancelTask(call: A2aCall) {
   refuseTenant(call.params);
   const conversation = holderOf(call);
   ownTask(conversation, member(call.params, 'id'));
-  const closed = await call.ctx.app.close(conversation, call.ctx.client);
+  const closed = await call.ctx.app.close(conversation);
   return taskOf(call.ctx.app, closed, historyLengthOf(call.params));
 }
 

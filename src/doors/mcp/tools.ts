@@ -132,9 +132,9 @@ function getConversationTool({ app, args, conversation }: WithConversation) {
   return conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
 }
 
-async function closeConversationTool({ app, args, conversation, client }: WithConversation) {
+async function closeConversationTool({ app, args, conversation }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token']);
-  const closed = await app.close(conversation, client);
+  const closed = await app.close(conversation);
   const question = currentQuestion(app.store, closed.id, app.now());
   return conversationRecord(closed, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
 }

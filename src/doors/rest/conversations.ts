@@ -58,7 +58,7 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
 /** POST /api/v1/conversations/{id}/close: the agent ends its conversation; closing a closed one answers it. */
 export async function closeConversation(ctx: Authenticated): Promise<Reply> {
   const { publicBaseUrl, pollIntervalSeconds } = ctx.app.config;
-  const closed = await ctx.app.close(ctx.conversation, ctx.client);
+  const closed = await ctx.app.close(ctx.conversation);
   const question = currentQuestion(ctx.app.store, closed.id, ctx.app.now());
   return { status: 200, body: conversationRecord(closed, publicBaseUrl, pollIntervalSeconds, question) };
 }
