@@ -10,7 +10,13 @@ import type { RunningConfig } from '../base/config.ts';
 import { siteOf } from '../base/sites.ts';
 import { storedMetadata } from '../base/stored-json.ts';
 import { closeByAgent } from '../rules/closing.ts';
-import { followUp, openConversation, type FollowUpInput, type Opening, type WriteFacts } from '../rules/conversations.ts';
+import {
+  followUp,
+  openConversation,
+  type FollowUpInput,
+  type Opening,
+  type WriteFacts,
+} from '../rules/conversations.ts';
 import { NO_QUESTION, questionColumns, type QuestionInput } from '../rules/questions.ts';
 import { addressKey, type Quotas } from '../rules/quotas.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
@@ -71,7 +77,8 @@ export function createClientWrites({ store, batch, quotas, now, notifyOwner, con
      * credential. `also` is written in the rule's transaction (a door's push notification config).
      */
     async open(opening: Opening, client: Client, also?: AlsoWrite) {
-      const alsoWrite = also && (await afterRehearsal(store, () => openConversation(store, opening, factsOf(client)), also));
+      const alsoWrite =
+        also && (await afterRehearsal(store, () => openConversation(store, opening, factsOf(client)), also));
       const opened = await batch(() => openConversation(store, opening, factsOf(client), alsoWrite));
       notifyOwner?.({
         conversationId: opened.conversation.id,

@@ -45,7 +45,11 @@ const NOTIFIER_LIMITS = { maxWaiting: MAX_WAITING_NOTIFICATIONS, timeoutMs: NOTI
 export type Notifier = (event: NewClientMessage) => void;
 
 /** The notifier that runs `command` (NOTIFY_COMMAND, split on spaces) for each event, one run at a time. */
-export function createNotifier(command: readonly string[], log: Log, { maxWaiting, timeoutMs } = NOTIFIER_LIMITS): Notifier {
+export function createNotifier(
+  command: readonly string[],
+  log: Log,
+  { maxWaiting, timeoutMs } = NOTIFIER_LIMITS,
+): Notifier {
   const waiting: NewClientMessage[] = [];
   let running = false;
 
