@@ -6,7 +6,7 @@
 import { shown } from '../base/terminal.ts';
 import { blockSender, blockSite, setBlocked, unblockSender, unblockSite, type SenderBlock } from '../rules/blocks.ts';
 import { contactOf, trust, untrust } from '../rules/contacts.ts';
-import { siteNamed } from '../rules/senders.ts';
+import { siteNamed } from '../rules/site-names.ts';
 import type { Store } from '../store/store.ts';
 import { counted, findConversation, OwnerError, type Command } from './shared.ts';
 

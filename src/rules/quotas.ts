@@ -13,7 +13,7 @@ import { secondsUntilNextUtcDay, utcDay } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Sender, SenderKey } from '../store/quota-counts.ts';
 import type { Store } from '../store/store.ts';
-import { senderOf } from './senders.ts';
+import { networkOf } from './rates.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -66,7 +66,7 @@ export function quotasOf(config: Config): Quotas {
 
 /** A client address as it is counted: its sender (an IPv6 /64), keyed and hashed, never stored as such. */
 export function addressKey(secret: string, address: string): string {
-  return createHmac('sha256', secret).update(senderOf(address)).digest('hex');
+  return createHmac('sha256', secret).update(networkOf(address)).digest('hex');
 }
 
 /**

@@ -1,11 +1,31 @@
-// Rates: what is counted per client in memory, never stored: the request rate per address (a
+// Rates: what is counted per client in memory, never stored: the request rate per network (a
 // token bucket) and the poll clock per conversation. (Quotas, stored per UTC day, are in
-// quotas.ts.) They protect the service, not the data: a restart that forgets them costs one
+// quotas.ts.) And which network an address counts as, for every per-address limit, here and there. They protect the service, not the data: a restart that forgets them costs one
 // extra accepted request, against a disk write per request. Each judges and records in one
 // synchronous step (`take`), answering with the seconds to wait, or 0 when the request may go
 // ahead, and each holds at most a stated number of entries, whatever clients send.
 
+import { parseIPv6 } from '../base/addresses.ts';
+
 const MINUTE_MS = 60_000;
+const MAPPED_IPV4 = 0xffffn; // ::ffff:a.b.c.d, the top 96 bits of an IPv4-mapped address
+
+/**
+ * The network an address counts as, for every per-address limit (the request rate, openings per hour,
+ * the address's share of the day): an IPv4 address itself, an IPv6 address its /64, an IPv4-mapped one
+ * its IPv4 address. An IPv6 client usually holds a whole /64, and a new address in it costs nothing:
+ * counted one by one, one client could take every share.
+ */
+export function networkOf(address: string): string {
+  if (!address.includes(':')) return address; // IPv4, or what a proxy sent: no IPv6 address lacks a colon
+  const ipv6 = parseIPv6(address);
+  if (ipv6 === null) return address; // not an address: what a proxy sent, as it is
+  if (ipv6 >> 32n === MAPPED_IPV4) {
+    return [24n, 16n, 8n, 0n].map((shift) => String((ipv6 >> shift) & 0xffn)).join('.');
+  }
+  const groups = [48n, 32n, 16n, 0n].map((shift) => (((ipv6 >> 64n) >> shift) & 0xffffn).toString(16));
+  return `${groups.join(':')}::/64`;
+}
 
 /**
  * Entries each rate holds at most: about 100 bytes each, so 100,000 cost about 10 MiB. Past
@@ -21,16 +41,17 @@ function makeRoom<V>(entries: Map<string, V>, max: number, idle: (value: V) => b
   if (entries.size >= max) entries.delete(entries.keys().next().value as string);
 }
 
-/** A token bucket per address: `capacity` requests, refilled continuously over one minute. */
+/** A token bucket per network (networkOf): `capacity` requests, refilled continuously over one minute. */
 export function createRequestBuckets(capacity: number, maxEntries = MAX_RATE_ENTRIES) {
   const buckets = new Map<string, { tokens: number; updatedAt: number }>();
   const refillPerMs = capacity / MINUTE_MS;
   const refilled = (bucket: { tokens: number; updatedAt: number }, now: number) =>
     Math.min(capacity, bucket.tokens + (now - bucket.updatedAt) * refillPerMs);
   return {
-    /** Takes one token for `key`; returns 0, or the seconds until a token is back. */
-    take(key: string, now: number): number {
+    /** Takes one token for the network of `address`; returns 0, or the seconds until a token is back. */
+    take(address: string, now: number): number {
       if (capacity === 0) return 0;
+      const key = networkOf(address);
       let bucket = buckets.get(key);
       if (bucket === undefined) {
         makeRoom(buckets, maxEntries, (b) => refilled(b, now) >= capacity);

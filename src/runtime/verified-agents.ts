@@ -16,7 +16,7 @@ import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
 import { isAllowedHost } from '../outbound/policy.ts';
 import { refuse } from '../refusals/refusal.ts';
-import { senderOf } from '../rules/senders.ts';
+import { networkOf } from '../rules/rates.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 
 const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
@@ -75,7 +75,7 @@ export function verifyAgent(app: Verifier, req: IncomingMessage, address: string
   if (reading.kind === 'malformed') throw refuse('signature_malformed', reading.problem);
   const early = judgeBeforeKey(reading, app.now());
   if (early) throw refuse('signature_invalid', early.problem);
-  return withKey(app, req, reading, senderOf(address));
+  return withKey(app, req, reading, networkOf(address));
 }
 
 async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest, client: string): Promise<Verified> {

@@ -1,9 +1,10 @@
-// The limits: the shared daily maximum across the UTC day, openings per address, the request bucket.
+// The limits: the shared daily maximum across the UTC day, openings per address, the request bucket, and the
+// network an address counts as (src/rules/rates.ts networkOf).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ownerReply } from '../../src/rules/conversations.ts';
-import { createPollClock, createRequestBuckets } from '../../src/rules/rates.ts';
+import { createPollClock, createRequestBuckets, networkOf } from '../../src/rules/rates.ts';
 import { assertRefused, fakeClock, newKey, openConversation, request, startTestService } from '../helpers.ts';
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
@@ -178,4 +179,42 @@ test('the poll clock never refuses a poll with news it has not told; one with no
   assert.equal(clock.take('c', 4_000, poll('3 closed')), 0, 'a close is news');
   assert.equal(clock.take('c', 5_000, poll('3 open')), 0, 'and so is a reopen');
   assert.equal(clock.take('c', 6_000, poll('3 open')), 54);
+});
+
+test('an address counts as itself when IPv4, as its /64 when IPv6; what is no address stays as it is', () => {
+  const table: [address: string, network: string][] = [
+    ['203.0.113.9', '203.0.113.9'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8::', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['::ffff:1.2.3.4', '1.2.3.4'],
+    ['unknown', 'unknown'],
+    ['2001:db8::zz', '2001:db8::zz'],
+  ];
+  for (const [address, network] of table) assert.equal(networkOf(address), network, address);
+});
+
+test('an IPv6 client counts as its /64 for every per-address limit, an IPv4-mapped one as its IPv4', async (t) => {
+  const service = await startTestService(t, { env: { TRUST_PROXY: '1', CREATE_LIMIT_PER_HOUR: '2' } });
+  const open = (address: string) =>
+    request(service.url, 'POST', '/api/v1/conversations', {
+      key: newKey(),
+      json: { message: 'from a /64' },
+      headers: { 'x-forwarded-for': address },
+    });
+  assert.equal((await open('2001:db8:1:2::1')).status, 201);
+  assert.equal((await open('2001:db8:1:2:aaaa::4')).status, 201);
+  assertRefused(await open('2001:0db8:0001:0002:0:0:0:9'), 429, /opened per hour/, 'another address of the same /64');
+  assert.equal((await open('2001:db8:1:3::1')).status, 201, 'the next /64 is another sender');
+  assert.equal((await open('203.0.113.9')).status, 201);
+  assert.equal((await open('::ffff:203.0.113.9')).status, 201);
+  assertRefused(await open('203.0.113.9'), 429, /opened per hour/, 'the mapped form counted as the IPv4 address');
+  assert.equal(service.logs.at(-1)?.client, '203.0.113.9', 'the log keeps the address itself');
+});
+
+test('an IPv4 address mapped into IPv6, written in hex, counts as the IPv4 address', () => {
+  assert.equal(networkOf('::ffff:0102:0304'), '1.2.3.4');
+  assert.equal(networkOf('::FFFF:10.0.0.1'), '10.0.0.1');
+  assert.equal(networkOf('2001:0db8:0001:0002:0:0:0:9'), '2001:db8:1:2::/64');
 });
