@@ -4,7 +4,6 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { RunningConfig } from '../base/config.ts';
-import type { Log } from '../base/log.ts';
 import type { Headers } from '../refusals/entry.ts';
 import { refuse } from '../refusals/refusal.ts';
 
@@ -62,28 +61,9 @@ function trustOf(config: RunningConfig, door: Door): Trust {
   return trust;
 }
 
-/**
- * Logs, once a run, the first request whose Host is not one of this service's: behind a proxy
- * without PUBLIC_BASE_URL (or with the wrong one), agents are given links to the wrong host and
- * the protocol doors refuse the right one. After that, nothing is checked.
- */
-export function createHostNotice(config: RunningConfig, log: Log): (req: IncomingMessage) => void {
-  let noticed = false;
-  return (req) => {
-    if (noticed) return;
-    const host = req.headers.host;
-    if (host === undefined || trustOf(config, MCP_DOOR).hosts.has(host.toLowerCase())) return;
-    noticed = true;
-    const named = host.slice(0, 100).replace(/[^A-Za-z0-9.:[\]-]/g, '?');
-    log({
-      time: new Date().toISOString(),
-      level: 'warn',
-      warning:
-        `A request came for the host ${named}, which PUBLIC_BASE_URL (${config.publicBaseUrl}) does not name: ` +
-        'links, /llms.txt and the agent card name PUBLIC_BASE_URL, and /mcp and /a2a refuse other hosts. ' +
-        `If agents reach this service as ${named}, set PUBLIC_BASE_URL to that URL (logged once).`,
-    });
-  };
+/** The hosts this service answers to as itself (PUBLIC_BASE_URL's, the listen address's). */
+export function ownHosts(config: RunningConfig): ReadonlySet<string> {
+  return trustOf(config, MCP_DOOR).hosts;
 }
 
 /** Refuses a foreign Origin or Host with 403. */

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientGoneError, readJsonBody, type BodyOptions } from './body.ts';
 import type { Handler, HttpService, LogFields, Policy, Reply, RpcId } from './context.ts';
-import { corsForAllowedOrigin, createHostNotice, doorPreflightHeaders } from './origins.ts';
+import { corsForAllowedOrigin, doorPreflightHeaders } from './origins.ts';
 import type { Headers } from '../refusals/entry.ts';
 import { asRefusal, errorBody, refuse, type Refusal } from '../refusals/refusal.ts';
 import { createRouter, decodeParams, splitTarget, type Route, type RouteMatch } from './router.ts';
-import { clientAddressOf, createProxyNotice } from './client-address.ts';
+import { clientAddressOf, createHostNotice, createProxyNotice } from './proxy.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ANY_ORIGIN: Headers = {

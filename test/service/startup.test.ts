@@ -1,7 +1,6 @@
 // Start-up: configuration and its refusals, the first start's database and listings, a clean shutdown.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import net from 'node:net';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../../src/base/config.ts';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.ts';
-import { runNode, startServerProcess, startTestService, tempDir, waitUntil } from '../helpers.ts';
+import { runNode, startServerProcess, tempDir, waitUntil } from '../helpers.ts';
 
 const MAIN = 'src/main.ts';
 
@@ -222,20 +221,4 @@ test('a NOTIFY_COMMAND that does not exist or cannot be run stops start-up, nami
     assert.match(result.stderr, /^Cannot start: NOTIFY_COMMAND names .*, which does not exist or this user cannot/m);
     assert.ok(!existsSync(path.join(dir, 'service.db')), 'nothing was created');
   }
-});
-
-test('the first request for a host PUBLIC_BASE_URL does not name is logged once, with the fix', async (t) => {
-  const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://contact.test' } });
-  const asked = (host: string) =>
-    new Promise<void>((resolve) => {
-      http.get(`${service.url}/api/v1/health`, { headers: { host } }, (res) => res.resume().on('end', resolve));
-    });
-  await asked('contact.test');
-  assert.ok(!service.logs.some((entry) => entry.level === 'warn'), 'its own host is fine');
-  await asked('proxy.internal:8080');
-  await asked('other.internal');
-  const warnings = service.logs.filter((entry) => entry.level === 'warn');
-  assert.equal(warnings.length, 1, 'once');
-  const named = /host proxy\.internal:8080, which PUBLIC_BASE_URL \(https:\/\/contact\.test/;
-  assert.match(String(warnings[0]?.warning), named);
 });

@@ -1,8 +1,10 @@
-// The client's address behind a proxy, and the one line that says TRUST_PROXY was forgotten: with it
-// off, every client behind a proxy is the proxy's address and shares one address's limits, which
-// until this line showed only as a 429 for everyone.
+// What a reverse proxy changes (src/http/proxy.ts): the client's address behind a proxy, the one line
+// that says TRUST_PROXY was forgotten (with it off, every client behind a proxy is the proxy's address
+// and shares one address's limits, which until this line showed only as a 429 for everyone), and the
+// one line that says PUBLIC_BASE_URL does not name the host agents come for.
 
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { test } from 'node:test';
 import { request, startTestService } from '../helpers.ts';
 
@@ -36,4 +38,20 @@ test('with TRUST_PROXY on, X-Forwarded-For is the client, and nothing is said of
   await request(service.url, 'GET', HEALTH, { headers: { 'x-forwarded-for': '10.0.0.1, 6.6.6.6' } });
   assert.deepEqual(warningsOf(service.logs), []);
   assert.equal(service.logs.find((entry) => entry.route === HEALTH)?.client, '6.6.6.6');
+});
+
+test('the first request for a host PUBLIC_BASE_URL does not name is logged once, with the fix', async (t) => {
+  const service = await startTestService(t, { env: { PUBLIC_BASE_URL: 'https://contact.test' } });
+  const asked = (host: string) =>
+    new Promise<void>((resolve) => {
+      http.get(`${service.url}/api/v1/health`, { headers: { host } }, (res) => res.resume().on('end', resolve));
+    });
+  await asked('contact.test');
+  assert.ok(!service.logs.some((entry) => entry.level === 'warn'), 'its own host is fine');
+  await asked('proxy.internal:8080');
+  await asked('other.internal');
+  const warnings = service.logs.filter((entry) => entry.level === 'warn');
+  assert.equal(warnings.length, 1, 'once');
+  const named = /host proxy\.internal:8080, which PUBLIC_BASE_URL \(https:\/\/contact\.test/;
+  assert.match(String(warnings[0]?.warning), named);
 });
