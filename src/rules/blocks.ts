@@ -9,7 +9,7 @@
 import { siteOf } from '../base/sites.ts';
 import { isoTime } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
-import type { BlockableConversation, BlockKey } from '../store/sender-blocks.ts';
+import type { BlockableConversation, BlockKey } from '../store/senders.ts';
 import type { Store } from '../store/store.ts';
 import { existing } from './conversations.ts';
 import { giveBackDay } from './quotas.ts';

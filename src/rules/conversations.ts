@@ -21,7 +21,7 @@ import {
   sameQuestion,
   type QuestionInput,
 } from './questions.ts';
-import type { SenderKey } from '../store/quota-counts.ts';
+import type { SenderKey } from '../store/senders.ts';
 import type { Author, Conversation, Message, Store } from '../store/store.ts';
 import { isoDaysLater, isoTime } from '../base/time.ts';
 

@@ -11,7 +11,7 @@ import type { Config } from '../base/config.ts';
 import { siteOf } from '../base/sites.ts';
 import { secondsUntilNextUtcDay, utcDay } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
-import type { Sender, SenderKey } from '../store/quota-counts.ts';
+import type { CountKey, SenderKey } from '../store/senders.ts';
 import type { Store } from '../store/store.ts';
 import { networkOf } from './rates.ts';
 
@@ -108,7 +108,7 @@ export function countClientMessage(
   const pool = poolOf(sender.key);
   if (quotas.dailyMaximum > 0) {
     const wait = secondsUntilNextUtcDay(at);
-    const over = (share: number, key: Sender) => share > 0 && counts.count(day, key) >= share;
+    const over = (share: number, key: CountKey) => share > 0 && counts.count(day, key) >= share;
     if (counts.count(day, 'all') >= quotas.dailyMaximum - quotas.ownerReserve) {
       throw refuse('daily_maximum', quotas.dailyMaximum, quotas.ownerReserve, wait);
     }

@@ -10,10 +10,9 @@ import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
 import { ListingTable } from './listing-rows.ts';
 import { OwnerQueries } from './owner-queries.ts';
-import { SenderBlocks } from './sender-blocks.ts';
 import { ContactTable } from './contacts.ts';
 import { UsedSignatures } from './used-signatures.ts';
-import { QuotaCounts } from './quota-counts.ts';
+import { QuotaCounts, SenderBlocks } from './senders.ts';
 import { QuestionRows } from './questions.ts';
 
 // The owner script and the server share the file: a write waits this long for the other's
@@ -78,13 +77,13 @@ function prepareStatements(db: DatabaseSync) {
 export class Store {
   readonly db: DatabaseSync;
   readonly #sql: ReturnType<typeof prepareStatements>;
-  /** The day's counts per sender and the last hour's openings (quota-counts.ts). */
+  /** The day's counts per sender and the last hour's openings (senders.ts). */
   readonly quotaCounts: QuotaCounts;
   /** Where agents asked to be told, and the events waiting for delivery (outbox.ts). */
   readonly outbox: OutboxTable;
   /** What only the owner script reads: the inbox, new client messages, ids by prefix (owner-queries.ts). */
   readonly owner: OwnerQueries;
-  /** The senders the owner blocked, and the conversations blocked with them (sender-blocks.ts). */
+  /** The senders the owner blocked, and the conversations blocked with them (senders.ts). */
   readonly senderBlocks: SenderBlocks;
   /** The agents the owner knows (contacts.ts). */
   readonly contacts: ContactTable;

@@ -16,7 +16,7 @@ const LEFT_OUT = {
   messages: {
     conversation_id: 'every query of messages names its conversation',
     idempotency_key: 'asked by messageByKey, and read as `key` by newestMessages only',
-    sender: 'what the quotas counted the message against: read by quota-counts.ts only',
+    sender: 'what the quotas counted the message against: read by senders.ts only',
   },
 };
 
