@@ -3,7 +3,7 @@
 // `Expect: 100-continue` the client is told to send its body only once those first checks pass.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refuse } from '../refusals/refusal.ts';
+import { refuse, Refusal } from '../refusals/refusal.ts';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true }); // fatal: invalid UTF-8 is refused, not replaced
 
@@ -47,21 +47,19 @@ export async function readJsonBody(
   }
 }
 
-function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
+async function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    // Not destroyed when left early: the rest of a body too large is not read, and the answer closes the connection.
+    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size <= maxBytes) return void chunks.push(chunk);
-      req.removeAllListeners('data'); // the rest is not read; the answer closes the connection
-      reject(refuse('body_too_large', maxBytes));
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    // Node reports a vanished client as 'error' (aborted) and then 'close'.
-    req.on('error', () => reject(new ClientGoneError()));
-    req.on('close', () => {
-      if (!req.complete) reject(new ClientGoneError());
-    });
-  });
+      if (size > maxBytes) throw refuse('body_too_large', maxBytes);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
+    throw new ClientGoneError(); // Node reports a vanished client as an error (aborted, or closed early)
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

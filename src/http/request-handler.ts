@@ -49,7 +49,6 @@ const JSON_TYPES = ['application/json', 'application/a2a+json'];
 // without the cost of a random UUID per request.
 const RUN_ID = randomUUID().slice(0, 8);
 let requestCount = 0;
-const nextRequestId = () => `${RUN_ID}-${(++requestCount).toString(36)}`;
 
 /**
  * The 'request' listener for a route table; `unroutedPolicy` says how a path that no route has
@@ -71,7 +70,7 @@ export function createRequestHandler<A extends HttpService>(
       req,
       res,
       started: performance.now(),
-      requestId: nextRequestId(),
+      requestId: `${RUN_ID}-${(++requestCount).toString(36)}`,
       clientAddress: clientAddressOf(req, app.config.trustProxy),
       method: req.method ?? 'GET',
       path,

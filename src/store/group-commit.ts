@@ -54,8 +54,8 @@ export function createBatch(store: Store): Batch {
       } catch (error) {
         return Promise.reject(error); // the write lock stayed busy: nothing was begun
       }
-      const writes: Waiting[] = (turn = []);
-      setImmediate(() => commit(writes));
+      turn = [];
+      setImmediate(commit, turn);
     }
     const writes = turn;
     let outcome: Outcome;
@@ -64,13 +64,13 @@ export function createBatch(store: Store): Batch {
     } catch (error) {
       outcome = { ok: false, error };
     }
-    return new Promise<T>((resolve, reject) => {
-      writes.push({ outcome, resolve: resolve as (value: unknown) => void, reject });
-      if (!store.inTransaction()) {
-        // A full disk or an I/O error rolled the whole transaction back, this turn's earlier writes too.
-        turn = null;
-        fail(writes, outcome.ok ? new Error('the write transaction was rolled back') : outcome.error);
-      }
-    });
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    writes.push({ outcome, resolve: resolve as (value: unknown) => void, reject });
+    if (!store.inTransaction()) {
+      // A full disk or an I/O error rolled the whole transaction back, this turn's earlier writes too.
+      turn = null;
+      fail(writes, outcome.ok ? new Error('the write transaction was rolled back') : outcome.error);
+    }
+    return promise;
   };
 }
