@@ -1,6 +1,6 @@
 // Ed25519 public keys from a JWK Set: the RFC 7638 thumbprint a signature's keyid must equal (RFC 8037
 // Appendix A.3 for OKP keys), and the key itself for node:crypto. Any other kind of key is skipped,
-// not refused: a directory may publish keys for other uses beside the ones that sign requests.
+// not refused: a key directory may publish keys for other uses beside the ones that sign requests.
 
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 
@@ -11,8 +11,8 @@ export interface Ed25519Jwk {
   readonly x: string;
 }
 
-/** A key of a directory, found by its thumbprint. */
-export interface DirectoryKey {
+/** A key of an agent's key directory, found by its thumbprint. */
+export interface KeyDirectoryMember {
   readonly thumbprint: string;
   readonly key: KeyObject;
 }
@@ -34,7 +34,7 @@ export function ed25519Jwk(member: unknown): Ed25519Jwk | undefined {
 }
 
 /** The key and thumbprint of a JWK Set member, or undefined when it is not an Ed25519 public key. */
-export function directoryKey(member: unknown): DirectoryKey | undefined {
+export function keyDirectoryMember(member: unknown): KeyDirectoryMember | undefined {
   const jwk = ed25519Jwk(member);
   if (jwk === undefined) return undefined;
   try {

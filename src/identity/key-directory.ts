@@ -1,5 +1,5 @@
-// The agents' key directories, fetched through the caller's outbound guard and kept per directory
-// URL: a key is found by (directory URL, thumbprint), never by keyid alone, so a key learned from
+// The agents' key directories, fetched through the caller's outbound guard and kept per
+// URL: a key is found by (key directory URL, thumbprint), never by keyid alone, so a key learned from
 // one agent never verifies a request that names another. Rules (docs/verified-agents.md):
 // - a directory is kept for its max-age clamped to 5 min – 24 h (1 h when absent); a keyid it does not
 //   hold makes one new fetch, at most once a minute per directory (an operator rotating a key in);
@@ -13,19 +13,19 @@
 // Time is the caller's `now` (ms), for tests.
 
 import type { KeyObject } from 'node:crypto';
-import { directoryKey } from './jwk.ts';
+import { keyDirectoryMember } from './jwk.ts';
 import { excerpt } from './problems.ts';
 
 /** What the outbound guard answered; it throws an Error whose message can be shown when it could not. */
-export interface DirectoryAnswer {
+export interface KeyDirectoryAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
 }
-export type FetchDirectory = (url: URL) => Promise<DirectoryAnswer>;
+export type FetchKeyDirectory = (url: URL) => Promise<KeyDirectoryAnswer>;
 
 /** Thrown by a fetch that could not even start (the key directories' lookups are all busy): not remembered. */
-export class DirectoryBusy extends Error {}
+export class KeyDirectoryBusy extends Error {}
 
 export type KeyLookup =
   | { readonly kind: 'key'; readonly key: KeyObject }
@@ -34,8 +34,8 @@ export type KeyLookup =
   | { readonly kind: 'busy'; readonly retryAfterSeconds: number };
 
 export interface KeyDirectoriesOptions {
-  readonly fetchDirectory: FetchDirectory;
-  readonly maxDirectories?: number;
+  readonly fetchKeyDirectory: FetchKeyDirectory;
+  readonly maxKeyDirectories?: number;
   readonly maxBytes?: number;
   readonly maxInFlight?: number;
 }
@@ -47,7 +47,7 @@ export const FAILURE_SECONDS = 300; // a host whose fetch failed is not asked ag
 export const ROTATION_SECONDS = 60; // an unknown keyid refetches a directory at most once a minute
 export const KEYS_OUTLIVE_SECONDS = 86_400; // keys outlive failed fetches by a day after the last good one
 export const MAX_KEYS_READ = 32; // keys read from one JWK Set; an agent rotating needs two or three
-export const MAX_DIRECTORIES = 1_000; // agents remembered; past it the oldest is fetched again when next needed
+export const MAX_KEY_DIRECTORIES = 1_000; // agents remembered; past it the oldest is fetched again when next needed
 export const MAX_BYTES = 4 * 1024 * 1024; // estimated memory of what is kept (KEY_BYTES a key)
 export const MAX_FAILED_HOSTS = 1_000; // hosts remembered as failing; past it the oldest failure is forgotten
 export const MAX_IN_FLIGHT = 8; // directory fetches at once; each holds a socket for up to the guard's time-out
@@ -58,7 +58,7 @@ const ENTRY_BYTES = 512; // a directory's record and map entry, beside its URL
 const MAX_REASON_LENGTH = 300; // of the guard's message repeated: it already cuts what the agent sent
 
 /** One directory as last fetched with success. */
-interface Directory {
+interface KeyDirectory {
   readonly keys: ReadonlyMap<string, KeyObject>;
   /** when the keys are to be fetched again (ms) */
   readonly freshUntil: number;
@@ -72,45 +72,45 @@ interface Directory {
 }
 
 /** What a fetch came to: the directory kept (or none), or why it failed, and whether that withdrew it. */
-type Outcome = { readonly directory: Directory } | { readonly failure: string; readonly withdrawn: boolean };
+type Outcome = { readonly directory: KeyDirectory } | { readonly failure: string; readonly withdrawn: boolean };
 
 export class KeyDirectories {
-  readonly #fetchDirectory: FetchDirectory;
-  readonly #maxDirectories: number;
+  readonly #fetchKeyDirectory: FetchKeyDirectory;
+  readonly #maxKeyDirectories: number;
   readonly #maxBytes: number;
   readonly #maxInFlight: number;
-  readonly #directories = new Map<string, Directory>(); // in the order written, oldest first
+  readonly #directories = new Map<string, KeyDirectory>(); // in the order written, oldest first
   readonly #failedHosts = new Map<string, { readonly problem: string; readonly until: number }>();
   readonly #inFlight = new Map<string, Promise<Outcome>>();
   readonly #inFlightByClient = new Map<string, number>();
   #bytes = 0;
 
   constructor(options: KeyDirectoriesOptions) {
-    this.#fetchDirectory = options.fetchDirectory;
-    this.#maxDirectories = options.maxDirectories ?? MAX_DIRECTORIES;
+    this.#fetchKeyDirectory = options.fetchKeyDirectory;
+    this.#maxKeyDirectories = options.maxKeyDirectories ?? MAX_KEY_DIRECTORIES;
     this.#maxBytes = options.maxBytes ?? MAX_BYTES;
     this.#maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   }
 
   /**
-   * The key whose RFC 7638 thumbprint is `keyid` in the directory at `directoryUrl`, fetching it when
+   * The key whose RFC 7638 thumbprint is `keyid` in the directory at `keyDirectoryUrl`, fetching it when
    * due; `client` is who asks (the client's address as its limits count it), for the per-client bound.
    */
-  async keyFor(directoryUrl: string, keyid: string, now: number, client: string): Promise<KeyLookup> {
-    const known = this.#usable(directoryUrl, now);
+  async keyFor(keyDirectoryUrl: string, keyid: string, now: number, client: string): Promise<KeyLookup> {
+    const known = this.#usable(keyDirectoryUrl, now);
     const key = known?.keys.get(keyid);
     if (known !== undefined && now < known.freshUntil) {
-      if (key !== undefined) return this.#found(directoryUrl, known, key, now);
+      if (key !== undefined) return this.#found(keyDirectoryUrl, known, key, now);
       if (now < known.triedAt + ROTATION_SECONDS * 1000) return { kind: 'unknown-key' };
     }
-    const host = new URL(directoryUrl).host;
+    const host = new URL(keyDirectoryUrl).host;
     const failed = this.#failedHosts.get(host);
     if (failed !== undefined && now < failed.until) {
-      return key !== undefined ? this.#found(directoryUrl, known!, key, now) : unavailable(failed, now);
+      return key !== undefined ? this.#found(keyDirectoryUrl, known!, key, now) : unavailable(failed, now);
     }
-    const fetching = this.#inFlight.get(directoryUrl) ?? this.#start(directoryUrl, host, now, client);
+    const fetching = this.#inFlight.get(keyDirectoryUrl) ?? this.#start(keyDirectoryUrl, host, now, client);
     if (fetching === undefined) {
-      if (key !== undefined) return this.#found(directoryUrl, known!, key, now); // still usable meanwhile
+      if (key !== undefined) return this.#found(keyDirectoryUrl, known!, key, now); // still usable meanwhile
       return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
     let outcome: Outcome;
@@ -118,15 +118,15 @@ export class KeyDirectories {
       outcome = await fetching;
     } catch (err) {
       // The key directories' lookups had no room to start the fetch: nothing was asked, nothing remembered.
-      if (!(err instanceof DirectoryBusy)) throw err;
-      if (key !== undefined) return this.#found(directoryUrl, known!, key, now);
+      if (!(err instanceof KeyDirectoryBusy)) throw err;
+      if (key !== undefined) return this.#found(keyDirectoryUrl, known!, key, now);
       return { kind: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
-    return this.#answer(directoryUrl, outcome, keyid, key, now);
+    return this.#answer(keyDirectoryUrl, outcome, keyid, key, now);
   }
 
   /** The directory held for `url`, unless its keys are past their day since the last good fetch. */
-  #usable(url: string, now: number): Directory | undefined {
+  #usable(url: string, now: number): KeyDirectory | undefined {
     const known = this.#directories.get(url);
     if (known === undefined || now < known.goodAt + KEYS_OUTLIVE_SECONDS * 1000) return known;
     this.#drop(url);
@@ -134,7 +134,7 @@ export class KeyDirectories {
   }
 
   /** A key found: its directory has verified someone, and is kept before those that never did. */
-  #found(url: string, directory: Directory, key: KeyObject, now: number): KeyLookup {
+  #found(url: string, directory: KeyDirectory, key: KeyObject, now: number): KeyLookup {
     if (directory.usedAt === null) this.#directories.set(url, { ...directory, usedAt: now });
     return { kind: 'key', key };
   }
@@ -169,11 +169,11 @@ export class KeyDirectories {
 
   /** Fetches a directory and keeps the outcome: its keys; or, failed, the host remembered beside the keys held. */
   async #refresh(url: string, host: string, now: number): Promise<Outcome> {
-    let fetched: DirectoryAnswer;
+    let fetched: KeyDirectoryAnswer;
     try {
-      fetched = await this.#fetchDirectory(new URL(url));
+      fetched = await this.#fetchKeyDirectory(new URL(url));
     } catch (err) {
-      if (err instanceof DirectoryBusy) throw err; // nothing was asked: nothing to remember
+      if (err instanceof KeyDirectoryBusy) throw err; // nothing was asked: nothing to remember
       return this.#failed(url, host, err instanceof Error ? err.message : String(err), false, now);
     }
     if (fetched.status === 404 || fetched.status === 410) {
@@ -188,7 +188,7 @@ export class KeyDirectories {
     const freshUntil = now + maxAgeSeconds(fetched.headers['cache-control']) * 1000;
     const usedAt = this.#directories.get(url)?.usedAt ?? null;
     const bytes = ENTRY_BYTES + url.length * 2 + keys.size * KEY_BYTES;
-    const directory: Directory = { keys, freshUntil, goodAt: now, triedAt: now, usedAt, bytes };
+    const directory: KeyDirectory = { keys, freshUntil, goodAt: now, triedAt: now, usedAt, bytes };
     this.#keep(url, directory);
     return { directory };
   }
@@ -210,13 +210,13 @@ export class KeyDirectories {
   }
 
   /** Keeps a directory as the newest, then drops the oldest ones, those never used first, until both bounds hold. */
-  #keep(url: string, directory: Directory): void {
+  #keep(url: string, directory: KeyDirectory): void {
     this.#drop(url);
     this.#directories.set(url, directory);
     this.#bytes += directory.bytes;
     for (const spareUsed of [true, false]) {
       for (const [oldestUrl, oldest] of this.#directories) {
-        if (this.#directories.size <= this.#maxDirectories && this.#bytes <= this.#maxBytes) return;
+        if (this.#directories.size <= this.#maxKeyDirectories && this.#bytes <= this.#maxBytes) return;
         if (oldestUrl === url || (spareUsed && oldest.usedAt !== null)) continue; // the newest always stays
         this.#drop(oldestUrl);
       }
@@ -237,7 +237,7 @@ function unavailable(failed: { readonly problem: string; readonly until: number 
 }
 
 /** The Ed25519 keys of a 200 answer holding a JWK Set, by thumbprint; throws an Error naming what is wrong. */
-function readJwkSet(fetched: DirectoryAnswer): Map<string, KeyObject> {
+function readJwkSet(fetched: KeyDirectoryAnswer): Map<string, KeyObject> {
   if (fetched.status !== 200) throw new Error(`it answered ${fetched.status}, not 200`);
   let set: unknown;
   try {
@@ -249,7 +249,7 @@ function readJwkSet(fetched: DirectoryAnswer): Map<string, KeyObject> {
   if (!Array.isArray(members)) throw new Error('its body is not a JWK Set ({"keys": [...]})');
   const keys = new Map<string, KeyObject>();
   for (const member of members.slice(0, MAX_KEYS_READ)) {
-    const found = directoryKey(member); // undefined for any key that is not OKP/Ed25519
+    const found = keyDirectoryMember(member); // undefined for any key that is not OKP/Ed25519
     if (found !== undefined) keys.set(found.thumbprint, found.key);
   }
   return keys;

@@ -13,7 +13,7 @@ export interface SignatureAgent {
   readonly agentUrl: string;
   /** the origin (`https://agent.example`) for a key directory, otherwise the URL without its query */
   readonly identity: string;
-  readonly directoryUrl: string;
+  readonly keyDirectoryUrl: string;
   /** how the signature must cover the member: `"signature-agent";key="<label>"`, or plain for the legacy form */
   readonly component: Component;
   readonly legacy: boolean;
@@ -92,7 +92,7 @@ function agentUrl(text: string, isAllowedHttp: (url: URL) => boolean): URL {
 }
 
 /**
- * An origin's keys are at its well-known directory; any other URL is itself the JWK Set. One key
+ * An origin's keys are at its well-known key directory; any other URL is itself the JWK Set. One key
  * directory is one identity however it is spelled: the URL is normalized first (scheme and host lower
  * case and the default port dropped, as URL does; unreserved characters decoded, other escapes in upper
  * case; no trailing `/`; no query or fragment), and the explicit well-known URL is its origin.
@@ -106,8 +106,8 @@ function locate(url: URL, discovery: 'origin-or-url' | 'origin' | 'url'): Omit<S
   }
   const identity = namesOrigin ? normal.origin : normal.href;
   // type=jwks_uri fetches the URL itself, even the origin's root; otherwise an origin's keys are well-known
-  const directoryUrl = namesOrigin && discovery !== 'url' ? `${normal.origin}${DIRECTORY_PATH}` : normal.href;
-  return { agentUrl: url.href, identity, directoryUrl };
+  const keyDirectoryUrl = namesOrigin && discovery !== 'url' ? `${normal.origin}${DIRECTORY_PATH}` : normal.href;
+  return { agentUrl: url.href, identity, keyDirectoryUrl };
 }
 
 const UNRESERVED = /^[A-Za-z0-9._~-]$/; // RFC 3986 §2.3: their escapes mean the same URL

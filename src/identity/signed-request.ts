@@ -48,7 +48,7 @@ export interface SignedRequest {
   readonly fields: ReadonlyMap<string, string>;
   readonly agentUrl: string;
   readonly identity: string;
-  readonly directoryUrl: string;
+  readonly keyDirectoryUrl: string;
 }
 
 export type SignatureReading =
@@ -113,7 +113,7 @@ function readChosen(
     throw new HeaderProblem(`the signature ${shown} must cover ${needed}`);
   }
   const fields = fieldValues(covered, headers); // a covered field the request lacks is refused now, not later
-  const { agentUrl, identity, directoryUrl } = agent;
+  const { agentUrl, identity, keyDirectoryUrl } = agent;
   const signatureParams = serializeInnerList(list);
   return {
     kind: 'signed',
@@ -125,7 +125,7 @@ function readChosen(
     fields,
     agentUrl,
     identity,
-    directoryUrl,
+    keyDirectoryUrl,
   };
 }
 
@@ -192,7 +192,7 @@ function readSignatureBytes(headers: RequestHeaders, label: string, alg: string 
 /**
  * The refusals that need no key (algorithm, expired, not yet valid): judged once, when the request
  * arrives and before a key directory is fetched, so a stale or foreign signature costs no fetch (and
- * one valid on arrival stays so while its directory is fetched).
+ * one valid on arrival stays so while its key directory is fetched).
  */
 export function judgeBeforeKey(signed: SignedRequest, now: number): Invalid | undefined {
   const { alg, created, expires } = signed.params;
@@ -210,7 +210,7 @@ export function judgeBeforeKey(signed: SignedRequest, now: number): Invalid | un
 }
 
 /**
- * Judges a signature that judgeBeforeKey passed, with the key its directory gave for keyid (undefined:
+ * Judges a signature that judgeBeforeKey passed, with the key its key directory gave for keyid (undefined:
  * none): verified with the agent's identity, or invalid with the reason.
  */
 export function judgeSignature(
@@ -220,7 +220,7 @@ export function judgeSignature(
 ): Judgement {
   if (key === undefined || key.asymmetricKeyType !== 'ed25519') {
     return invalid(
-      `the key directory ${excerpt(signed.directoryUrl)} has no Ed25519 key whose JWK thumbprint is ` +
+      `the key directory ${excerpt(signed.keyDirectoryUrl)} has no Ed25519 key whose JWK thumbprint is ` +
         `the keyid ${signed.params.keyid}`,
     );
   }

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_VERSION } from '../base/version.ts';
-import { DirectoryBusy, KeyDirectories, type DirectoryAnswer } from '../identity/key-directory.ts';
+import { KeyDirectoryBusy, KeyDirectories, type KeyDirectoryAnswer } from '../identity/key-directory.ts';
 import { judgeBeforeKey, judgeSignature, readSignature, type SignedRequest } from '../identity/signed-request.ts';
 import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
@@ -19,9 +19,9 @@ import { refuse } from '../refusals/refusal.ts';
 import { networkOf } from '../rules/rates.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 
-const DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
-const DIRECTORY_MAX_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
-const DIRECTORY_TYPES =
+const KEY_DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
+const KEY_DIRECTORY_MAX_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
+const KEY_DIRECTORY_TYPES =
   'application/http-message-signatures-directory+json, application/jwk-set+json, application/json';
 
 /** What verifying needs of the app: its key directories, its outbound rules, its public URL, its clock. */
@@ -32,29 +32,31 @@ export interface Verifier {
   now(): number;
 }
 
-const DIRECTORY_LOOKUPS = 1; // the fourth of libuv's threads (outbound/lookups.ts): deliveries keep their three
+const KEY_DIRECTORY_LOOKUPS = 1; // the fourth of libuv's threads (outbound/lookups.ts): deliveries keep their three
 
 /**
  * The agents' key directories, fetched only through the outbound guard, with a lookup budget of their
  * own: no name a signed request chooses can hold the lookups that deliveries and registrations need.
  */
 export function createKeyDirectories(policy: OutboundPolicy): KeyDirectories {
-  const own: OutboundPolicy = { ...policy, lookups: { inFlight: 0, max: DIRECTORY_LOOKUPS } };
-  return new KeyDirectories({ fetchDirectory: (url) => fetchDirectory(url, own) });
+  const own: OutboundPolicy = { ...policy, lookups: { inFlight: 0, max: KEY_DIRECTORY_LOOKUPS } };
+  return new KeyDirectories({ fetchKeyDirectory: (url) => fetchKeyDirectory(url, own) });
 }
 
-async function fetchDirectory(url: URL, policy: OutboundPolicy): Promise<DirectoryAnswer> {
-  const headers = { accept: DIRECTORY_TYPES, 'user-agent': `agent-contact-service/${SERVICE_VERSION} (key directory)` };
-  const maxBodyBytes = DIRECTORY_MAX_BYTES + 1; // one byte more: a body that fills it is too large
-  const request = { method: 'GET' as const, headers, timeoutMs: DIRECTORY_TIMEOUT_MS, maxBodyBytes };
+async function fetchKeyDirectory(url: URL, policy: OutboundPolicy): Promise<KeyDirectoryAnswer> {
+  const userAgent = `agent-contact-service/${SERVICE_VERSION} (key directory)`;
+  const headers = { accept: KEY_DIRECTORY_TYPES, 'user-agent': userAgent };
+  const maxBodyBytes = KEY_DIRECTORY_MAX_BYTES + 1; // one byte more: a body that fills it is too large
+  const request = { method: 'GET' as const, headers, timeoutMs: KEY_DIRECTORY_TIMEOUT_MS, maxBodyBytes };
   let answer;
   try {
     answer = await sendOutbound(url, request, policy);
   } catch (err) {
-    if (err instanceof OutboundBusy) throw new DirectoryBusy(err.message);
+    if (err instanceof OutboundBusy) throw new KeyDirectoryBusy(err.message);
     throw err;
   }
-  if (answer.body.length > DIRECTORY_MAX_BYTES) throw new Error(`its body is larger than ${DIRECTORY_MAX_BYTES} bytes`);
+  const max = KEY_DIRECTORY_MAX_BYTES;
+  if (answer.body.length > max) throw new Error(`its body is larger than ${max} bytes`);
   return answer;
 }
 
@@ -79,7 +81,7 @@ export function verifyAgent(app: Verifier, req: IncomingMessage, address: string
 }
 
 async function withKey(app: Verifier, req: IncomingMessage, signed: SignedRequest, client: string): Promise<Verified> {
-  const found = await app.keyDirectories.keyFor(signed.directoryUrl, signed.params.keyid, app.now(), client);
+  const found = await app.keyDirectories.keyFor(signed.keyDirectoryUrl, signed.params.keyid, app.now(), client);
   if (found.kind === 'busy') {
     const problem = 'too many key directories are being fetched at once (or from your address)';
     throw refuse('key_directory_unavailable', problem, found.retryAfterSeconds);

@@ -31,10 +31,10 @@ export function resolve(hostname: string): Promise<readonly LookupAddress[]> {
   return Promise.resolve([{ address, family: 4 }]);
 }
 
-export type DirectoryAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+export type KeyDirectoryAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A JWK Set of the keys' public halves, as an agent operator publishes it. */
-export function jwkSet(keys: readonly AgentKey[], maxAgeSeconds = 3600): DirectoryAnswer {
+export function jwkSet(keys: readonly AgentKey[], maxAgeSeconds = 3600): KeyDirectoryAnswer {
   const body = JSON.stringify({ keys: keys.map(({ jwk }) => ({ kty: 'OKP', crv: 'Ed25519', x: jwk.x })) });
   return (_req, res) => {
     res.writeHead(200, {
@@ -51,7 +51,7 @@ export interface KeyDirectory {
   /** The paths asked for, in order: one per fetch. */
   readonly fetched: string[];
   /** What the next fetch gets: the key's JWK Set by default. */
-  answer: DirectoryAnswer;
+  answer: KeyDirectoryAnswer;
 }
 
 /**

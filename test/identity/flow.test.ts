@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KeyDirectories, type DirectoryAnswer } from '../../src/identity/key-directory.ts';
+import { KeyDirectories, type KeyDirectoryAnswer } from '../../src/identity/key-directory.ts';
 import type { RequestHeaders } from '../../src/identity/request-fields.ts';
 import { judgeBeforeKey, judgeSignature, readSignature } from '../../src/identity/signed-request.ts';
 import { agentKey, CREATED, noHttpHosts, NOW, serviceRequest, signRequest } from './signing.ts';
@@ -22,7 +22,7 @@ async function outcome(directories: KeyDirectories, headers: RequestHeaders, now
   if (reading.kind === 'malformed') return { status: 400, problem: reading.problem };
   const early = judgeBeforeKey(reading, now);
   if (early) return { status: 401, problem: early.problem };
-  const found = await directories.keyFor(reading.directoryUrl, reading.params.keyid, now, '127.0.0.1');
+  const found = await directories.keyFor(reading.keyDirectoryUrl, reading.params.keyid, now, '127.0.0.1');
   if (found.kind === 'busy') return { status: 503, problem: 'busy' };
   if (found.kind === 'unavailable') return { status: 503, problem: found.problem };
   const key = found.kind === 'key' ? found.key : undefined;
@@ -31,10 +31,10 @@ async function outcome(directories: KeyDirectories, headers: RequestHeaders, now
   return { status: 200, identity: judged.identity };
 }
 
-function agentDirectory(answer: () => DirectoryAnswer | Error) {
+function agentDirectory(answer: () => KeyDirectoryAnswer | Error) {
   const fetched: string[] = [];
   const directories = new KeyDirectories({
-    fetchDirectory: async (url) => {
+    fetchKeyDirectory: async (url) => {
       fetched.push(url.href);
       const given = answer();
       if (given instanceof Error) throw given;
@@ -44,7 +44,7 @@ function agentDirectory(answer: () => DirectoryAnswer | Error) {
   return { fetched, directories };
 }
 
-const jwkSet = (...keys: Array<typeof KEY>): DirectoryAnswer => ({
+const jwkSet = (...keys: Array<typeof KEY>): KeyDirectoryAnswer => ({
   status: 200,
   headers: { 'content-type': 'application/http-message-signatures-directory+json' },
   body: Buffer.from(JSON.stringify({ keys: keys.map((key) => ({ kty: 'OKP', crv: 'Ed25519', x: key.jwk.x })) })),

@@ -74,7 +74,7 @@ test('web-bot-auth signing a dictionary Signature-Agent covered whole, its defau
   const headers = await cloudflareSigned('sig1="https://agent.example/keys.json"');
   assert.match(headers['signature-input'] as string, /^sig1=\("@authority" "signature-agent"\);/);
   const { signed, judgement } = judged(headers);
-  assert.equal(signed.directoryUrl, 'https://agent.example/keys.json');
+  assert.equal(signed.keyDirectoryUrl, 'https://agent.example/keys.json');
   assert.deepEqual(judgement, { kind: 'verified', identity: 'https://agent.example/keys.json' });
 });
 

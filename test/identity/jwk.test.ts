@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { directoryKey, ed25519Jwk, jwkThumbprint } from '../../src/identity/jwk.ts';
+import { keyDirectoryMember, ed25519Jwk, jwkThumbprint } from '../../src/identity/jwk.ts';
 
 // RFC 8037 Appendix A.1 (the public key) and A.3 (its RFC 7638 thumbprint).
 const RFC8037_JWK = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' } as const;
@@ -23,7 +23,7 @@ test('the thumbprint of the RFC 8037 key is the one RFC 8037 Appendix A.3 publis
 });
 
 test('the thumbprint of test-key-ed25519 is the keyid the Web Bot Auth vectors carry, whatever kid says', () => {
-  const found = directoryKey(TEST_KEY_ED25519);
+  const found = keyDirectoryMember(TEST_KEY_ED25519);
   assert.equal(found?.thumbprint, TEST_KEY_ED25519_THUMBPRINT);
   assert.equal(found?.key.type, 'public', 'a published private member never makes a private key');
   assert.equal(found?.key.asymmetricKeyType, 'ed25519');
@@ -46,6 +46,6 @@ test('members that are not OKP/Ed25519 public keys are skipped, not refused', ()
   ];
   for (const member of skipped) {
     assert.equal(ed25519Jwk(member), undefined, JSON.stringify(member));
-    assert.equal(directoryKey(member), undefined, JSON.stringify(member));
+    assert.equal(keyDirectoryMember(member), undefined, JSON.stringify(member));
   }
 });

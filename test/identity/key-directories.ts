@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import {
   KeyDirectories,
-  type DirectoryAnswer,
+  type KeyDirectoryAnswer,
   type KeyDirectoriesOptions,
   type KeyLookup,
 } from '../../src/identity/key-directory.ts';
@@ -17,23 +17,23 @@ export const [A, B, C] = [agentKey(), agentKey(), agentKey()];
 
 export const publicJwk = (key: AgentKey) => ({ kty: 'OKP', crv: 'Ed25519', x: key.jwk.x });
 
-export function jwkSet(keys: unknown[], cacheControl?: string): DirectoryAnswer {
+export function jwkSet(keys: unknown[], cacheControl?: string): KeyDirectoryAnswer {
   const headers = cacheControl === undefined ? {} : { 'cache-control': cacheControl };
   return { status: 200, headers, body: Buffer.from(JSON.stringify({ keys })) };
 }
 
-type Respond = (url: URL, call: number) => DirectoryAnswer | Error | Promise<DirectoryAnswer>;
+type Respond = (url: URL, call: number) => KeyDirectoryAnswer | Error | Promise<KeyDirectoryAnswer>;
 
 /** Directories over a fake fetcher that records each URL it is asked for. */
 export function directories(respond: Respond, options: Partial<KeyDirectoriesOptions> = {}) {
   const calls: string[] = [];
-  const fetchDirectory = async (url: URL) => {
+  const fetchKeyDirectory = async (url: URL) => {
     calls.push(url.href);
     const answer = await respond(url, calls.length);
     if (answer instanceof Error) throw answer;
     return answer;
   };
-  return { calls, keys: new KeyDirectories({ fetchDirectory, ...options }) };
+  return { calls, keys: new KeyDirectories({ fetchKeyDirectory, ...options }) };
 }
 
 export function keyOf(lookup: KeyLookup) {

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DirectoryBusy, type DirectoryAnswer } from '../../src/identity/key-directory.ts';
+import { KeyDirectoryBusy, type KeyDirectoryAnswer } from '../../src/identity/key-directory.ts';
 import {
   A,
   B,
@@ -19,7 +19,7 @@ import {
 } from './key-directories.ts';
 
 test('at most the stated number of directories is kept, the oldest written out first', async () => {
-  const { calls, keys } = directories(() => jwkSet([publicJwk(A)]), { maxDirectories: 2 });
+  const { calls, keys } = directories(() => jwkSet([publicJwk(A)]), { maxKeyDirectories: 2 });
   const url = (n: number) => `https://agent${n}.example/.well-known/http-message-signatures-directory`;
   for (const n of [1, 2, 3]) await keys.keyFor(url(n), A.keyid, T0, 'c1');
   await keys.keyFor(url(3), A.keyid, T0, 'c1');
@@ -42,11 +42,11 @@ test('the byte budget drops the oldest directories too', async () => {
 });
 
 test('past the fetches allowed in flight a new directory is busy, while a known key is still served', async () => {
-  const pending = new Map<string, PromiseWithResolvers<DirectoryAnswer>>();
+  const pending = new Map<string, PromiseWithResolvers<KeyDirectoryAnswer>>();
   const { calls, keys } = directories(
     (url, call) => {
       if (call === 1) return jwkSet([publicJwk(A)], 'max-age=300');
-      const deferred = Promise.withResolvers<DirectoryAnswer>();
+      const deferred = Promise.withResolvers<KeyDirectoryAnswer>();
       pending.set(url.href, deferred);
       return deferred.promise;
     },
@@ -74,7 +74,7 @@ test('past the fetches allowed in flight a new directory is busy, while a known 
 });
 
 test('one client address has 2 fetches in flight at most; others still fetch, a held key still serves', async () => {
-  const never = new Promise<DirectoryAnswer>(() => {}); // a tarpit: its fetches never end here
+  const never = new Promise<KeyDirectoryAnswer>(() => {}); // a tarpit: its fetches never end here
   const { calls, keys } = directories((url) => (url.hostname.startsWith('tarpit') ? never : jwkSet([publicJwk(A)])));
   assert.equal((await keys.keyFor(DIRECTORY, A.keyid, T0, 'attacker')).kind, 'key'); // a known agent, held
   void keys.keyFor('https://tarpit1.example/jwks', A.keyid, T0, 'attacker');
@@ -91,7 +91,7 @@ test('one client address has 2 fetches in flight at most; others still fetch, a 
 test('failed and refused fetches never push out a directory that verified someone', async () => {
   const refused = new Error("the URL's host 10.0.0.1 is a private address (10.0.0.1), which this service won't call");
   const { calls, keys } = directories((url) => (url.hostname === 'agent.example' ? jwkSet([publicJwk(A)]) : refused), {
-    maxDirectories: 2,
+    maxKeyDirectories: 2,
   });
   await keys.keyFor(DIRECTORY, A.keyid, T0, 'c1');
   for (let i = 0; i < 1_100; i++) {
@@ -103,7 +103,7 @@ test('failed and refused fetches never push out a directory that verified someon
 });
 
 test('past the bounds, directories that never verified anyone go before those that did', async () => {
-  const { calls, keys } = directories(() => jwkSet([publicJwk(A)]), { maxDirectories: 2 });
+  const { calls, keys } = directories(() => jwkSet([publicJwk(A)]), { maxKeyDirectories: 2 });
   const url = (n: number) => `https://agent${n}.example/jwks`;
   await keys.keyFor(url(1), A.keyid, T0, 'c1'); // found: it verified someone
   await keys.keyFor(url(2), B.keyid, T0, 'c1'); // fetched, but no key found for anyone
@@ -113,7 +113,7 @@ test('past the bounds, directories that never verified anyone go before those th
 });
 
 test('requests for one directory while it is fetched share the fetch, each answered for its keyid', async () => {
-  const deferred = Promise.withResolvers<DirectoryAnswer>();
+  const deferred = Promise.withResolvers<KeyDirectoryAnswer>();
   const { calls, keys } = directories(() => deferred.promise, { maxInFlight: 1 });
   const lookups = [A, B, C, A].map((key) => keys.keyFor(DIRECTORY, key.keyid, T0, 'c1'));
   assert.equal(calls.length, 1);
@@ -124,7 +124,7 @@ test('requests for one directory while it is fetched share the fetch, each answe
 });
 
 test('a shared fetch that fails answers every waiting request unavailable', async () => {
-  const deferred = Promise.withResolvers<DirectoryAnswer>();
+  const deferred = Promise.withResolvers<KeyDirectoryAnswer>();
   const { calls, keys } = directories(() => deferred.promise);
   const lookups = [A, B].map((key) => keys.keyFor(DIRECTORY, key.keyid, T0, 'c1'));
   deferred.reject(new Error('the answer is larger than 65536 bytes'));
@@ -133,10 +133,10 @@ test('a shared fetch that fails answers every waiting request unavailable', asyn
 });
 
 test('a shared fetch the outbound guard had no room for answers each waiting request busy, not an error', async () => {
-  const deferred = Promise.withResolvers<DirectoryAnswer>();
+  const deferred = Promise.withResolvers<KeyDirectoryAnswer>();
   const { calls, keys } = directories(() => deferred.promise);
   const lookups = [A, B].map((key) => keys.keyFor(DIRECTORY, key.keyid, T0, 'c1'));
-  deferred.reject(new DirectoryBusy('too many name lookups'));
+  deferred.reject(new KeyDirectoryBusy('too many name lookups'));
   for (const lookup of await Promise.all(lookups)) assert.equal(lookup.kind, 'busy');
   assert.equal(calls.length, 1);
 });

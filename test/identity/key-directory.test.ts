@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maxAgeSeconds, type DirectoryAnswer } from '../../src/identity/key-directory.ts';
+import { maxAgeSeconds, type KeyDirectoryAnswer } from '../../src/identity/key-directory.ts';
 import { agentKey } from './signing.ts';
 import {
   A,
@@ -112,7 +112,7 @@ test('a failed fetch is remembered for 5 minutes and answered unavailable with t
 });
 
 test('an answer that is not 200 or not a JWK Set is a failure that names the problem', async () => {
-  const answers: Array<[DirectoryAnswer, string]> = [
+  const answers: Array<[KeyDirectoryAnswer, string]> = [
     [{ status: 500, headers: {}, body: Buffer.from('{"keys":[]}') }, 'it answered 500, not 200'],
     [{ status: 404, headers: {}, body: Buffer.from('{"keys":[]}') }, 'it answered 404: its keys are withdrawn'],
     [{ status: 200, headers: {}, body: Buffer.from('<html>') }, 'its body is not JSON (a JWK Set, {"keys": [...]}, is'],

@@ -32,7 +32,7 @@ test('an origin, however spelled, and its explicit well-known URL are one identi
   for (const spelling of spellings) {
     const reading = await read(spelling);
     assert.equal(reading.identity, 'https://agent.example', spelling);
-    assert.equal(reading.directoryUrl, `https://agent.example${WELL_KNOWN}`, spelling);
+    assert.equal(reading.keyDirectoryUrl, `https://agent.example${WELL_KNOWN}`, spelling);
     assert.equal(reading.agentUrl, new URL(spelling).href, 'the URL sent is kept as sent, for the signature base');
   }
 });
@@ -51,7 +51,7 @@ test('a JWK Set URL, however spelled, is one identity and the URL fetched', asyn
   for (const spelling of spellings) {
     const reading = await read(spelling);
     assert.equal(reading.identity, 'https://keys.example/agents/~scout/jwks', spelling);
-    assert.equal(reading.directoryUrl, reading.identity, spelling);
+    assert.equal(reading.keyDirectoryUrl, reading.identity, spelling);
   }
 });
 

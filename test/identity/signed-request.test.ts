@@ -63,7 +63,7 @@ test('a valid signature in the dictionary form is verified as its origin, with i
   assert.deepEqual(reading.params, params);
   assert.equal(reading.agentUrl, 'https://agent.example/');
   assert.equal(reading.identity, 'https://agent.example');
-  assert.equal(reading.directoryUrl, 'https://agent.example/.well-known/http-message-signatures-directory');
+  assert.equal(reading.keyDirectoryUrl, 'https://agent.example/.well-known/http-message-signatures-directory');
   assert.equal(reading.signature.length, 64);
   const request = serviceRequest({ ...headers, host: 'evil.example' }); // Host is never what is checked
   assert.deepEqual(judgeAt(reading, request, KEY.publicKey, NOW), {
@@ -90,11 +90,11 @@ test('a URL with a path is fetched itself as the JWK Set, without its query, whi
     headers: { 'Signature-Agent': 'sig1="https://agent.example/keys/jwks.json?v=2#frag"' },
   });
   const reading = signed(readSignature(headers, noHttpHosts));
-  assert.equal(reading.directoryUrl, 'https://agent.example/keys/jwks.json');
+  assert.equal(reading.keyDirectoryUrl, 'https://agent.example/keys/jwks.json');
   assert.equal(reading.identity, 'https://agent.example/keys/jwks.json');
   const agent = (value: string) => signRequest({ key: KEY, headers: { 'Signature-Agent': value } });
   const typed = await agent('sig1="https://agent.example/";type=jwks_uri');
-  assert.equal(signed(readSignature(typed, noHttpHosts)).directoryUrl, 'https://agent.example/');
+  assert.equal(signed(readSignature(typed, noHttpHosts)).keyDirectoryUrl, 'https://agent.example/');
   const origin = await agent('sig1="https://Agent.Example:8443";type=directory');
   assert.equal(signed(readSignature(origin, noHttpHosts)).identity, 'https://agent.example:8443');
 });
@@ -132,7 +132,7 @@ test('an agent URL over http is read only for a host the caller allows', async (
   const otherPort = readSignature(headers, (url) => url.host === '127.0.0.1:9000');
   assert.match(problemOf(otherPort), /must use https/, 'a port the owner did not allow is refused as malformed');
   const allowed = signed(readSignature(headers, (url) => url.host === '127.0.0.1:8080'));
-  assert.equal(allowed.directoryUrl, 'http://127.0.0.1:8080/.well-known/http-message-signatures-directory');
+  assert.equal(allowed.keyDirectoryUrl, 'http://127.0.0.1:8080/.well-known/http-message-signatures-directory');
 });
 
 test('each malformed request is answered with the problem to fix', async () => {

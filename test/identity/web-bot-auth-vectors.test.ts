@@ -10,14 +10,14 @@
 import assert from 'node:assert/strict';
 import { verify } from 'node:crypto';
 import { test } from 'node:test';
-import { directoryKey } from '../../src/identity/jwk.ts';
+import { keyDirectoryMember } from '../../src/identity/jwk.ts';
 import { parseCoveredComponents, signatureBase, type SignedRequestFacts } from '../../src/identity/signature-base.ts';
 import { readSignature, type SignedRequest } from '../../src/identity/signed-request.ts';
 import { parseDictionary, serializeInnerList, type InnerList } from '../../src/identity/structured-fields.ts';
 import { judgeAt, noHttpHosts } from './signing.ts';
 
 // RFC 9421 Appendix B.1.4, the public part of test-key-ed25519.
-const TEST_KEY = directoryKey({ kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs' });
+const TEST_KEY = keyDirectoryMember({ kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs' });
 const CREATED_MS = 1_735_689_600_000; // created_ms of every vector: 2025-01-01T00:00:00Z
 const EXAMPLE: SignedRequestFacts = {
   method: 'GET',
@@ -158,7 +158,7 @@ test('the legacy Ed25519 vector is verified end to end as https://signature-agen
   const reading = readSignature(headersOf(VECTORS.V1_ED25519_LEGACY), noHttpHosts);
   assert.equal(reading.kind, 'signed');
   const signed = reading as SignedRequest;
-  assert.equal(signed.directoryUrl, 'https://signature-agent.test/.well-known/http-message-signatures-directory');
+  assert.equal(signed.keyDirectoryUrl, 'https://signature-agent.test/.well-known/http-message-signatures-directory');
   assert.equal(signed.params.keyid, TEST_KEY!.thumbprint);
   const request = { ...EXAMPLE, headers: headersOf(VECTORS.V1_ED25519_LEGACY) };
   assert.deepEqual(judgeAt(signed, request, TEST_KEY!.key, CREATED_MS + 60_000), {
