@@ -19,7 +19,7 @@ export const UNLIMITED_QUOTAS: Quotas = {
   dailyMaximum: 0,
   conversationShare: 0,
   addressShare: 0,
-  agentShare: 0,
+  siteShare: 0,
   unverifiedPool: 0,
   verifiedPool: 0,
   ownerReserve: 0,

@@ -41,7 +41,13 @@ export function loadConfig(env: Env = process.env) {
     // A site's share (Web Bot Auth: every verified identity of one registrable domain together): an
     // operator often acts for many people from many addresses, so by default as much as the whole
     // verified pool (null: that default); the owner who finds one too busy blocks it by name or site.
-    dailyAgentShare: readOptionalInteger(env, 'DAILY_AGENT_SHARE', 0, 1e9),
+    // DAILY_AGENT_SHARE, its name from before sites were counted, still works.
+    dailySiteShare: readOptionalInteger(
+      renamed(env, 'DAILY_SITE_SHARE', 'DAILY_AGENT_SHARE'),
+      'DAILY_SITE_SHARE',
+      0,
+      1e9,
+    ),
     // All verified strangers (signed, not the owner's contacts) together: a flood of identities, which
     // cost nothing to make, takes this much of the day and no more (null: a third of what clients may
     // store a day).
@@ -91,6 +97,16 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
 /** A whole number, or null when unset (the default is then worked out from other settings). */
 function readOptionalInteger(env: Env, name: string, min: number, max: number): number | null {
   return env[name] ? readInteger(env, name, 0, min, max) : null;
+}
+
+/** The environment with a setting's older name read as its name; both set to different values is refused. */
+function renamed(env: Env, name: string, olderName: string): Env {
+  const older = env[olderName];
+  if (!older) return env;
+  if (env[name] && env[name] !== older) {
+    throw new ConfigError(`${name} and ${olderName} (its older name) are set to different values; keep ${name} only`);
+  }
+  return { ...env, [name]: older };
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {

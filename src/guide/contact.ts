@@ -117,7 +117,7 @@ function limitNumbers(app: App) {
     daily_message_maximum: quotas.dailyMaximum,
     daily_conversation_share: quotas.conversationShare,
     daily_address_share: quotas.addressShare,
-    daily_agent_share: quotas.agentShare,
+    daily_agent_share: quotas.siteShare,
     daily_verified_share: quotas.verifiedPool,
     daily_unverified_share: quotas.unverifiedPool,
     daily_owner_reserve: quotas.ownerReserve,

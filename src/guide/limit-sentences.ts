@@ -9,16 +9,16 @@ const or = (value: number, text: string) => (value === 0 ? 'unlimited' : text);
 
 /** Each limit as one sentence. */
 export function limitSentences(config: RunningConfig, quotas: Quotas) {
-  const { dailyMaximum, conversationShare, addressShare, agentShare, unverifiedPool, verifiedPool, ownerReserve } =
+  const { dailyMaximum, conversationShare, addressShare, siteShare, unverifiedPool, verifiedPool, ownerReserve } =
     quotas;
   const requests = config.requestLimitPerMinute;
   const shares = [
     conversationShare > 0 ? `one conversation may store at most ${conversationShare} messages` : '',
     addressShare > 0 ? `one address, unsigned, at most ${addressShare} (openings and follow-ups together)` : '',
     unverifiedPool > 0 ? `all unsigned senders together at most ${unverifiedPool}` : '',
-    agentShare > 0
+    siteShare > 0
       ? `the verified agents of one site (requests signed with Web Bot Auth; a site is a registrable domain, ` +
-        `such as agent.example for all its subdomains) at most ${agentShare}`
+        `such as agent.example for all its subdomains) at most ${siteShare}`
       : '',
     verifiedPool > 0 ? `all verified agents the owner does not know yet together at most ${verifiedPool}` : '',
     unverifiedPool > 0 || verifiedPool > 0

@@ -57,7 +57,7 @@ function bySite(store: Store, share: number) {
 }
 
 function agents(store: Store, config: Config, json: boolean): void {
-  const sites = bySite(store, quotasIn(store, config).quotas.agentShare);
+  const sites = bySite(store, quotasIn(store, config).quotas.siteShare);
   if (json) return void console.log(JSON.stringify(sites, null, 2));
   if (sites.length === 0) return void console.log('No verified agent has written yet.');
   for (const site of sites) {

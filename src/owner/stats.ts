@@ -49,7 +49,7 @@ function statsResult(store: Store, config: Config) {
     owner_reserve: quotas.ownerReserve,
     busiest_conversation_today: { ...usage.busiestConversation, share: quotas.conversationShare },
     busiest_address_today: { ...usage.busiestAddress, share: quotas.addressShare },
-    busiest_site_today: { ...usage.busiestSite, share: quotas.agentShare },
+    busiest_site_today: { ...usage.busiestSite, share: quotas.siteShare },
     verified_strangers_today: { count: usage.verified, pool: quotas.verifiedPool },
     unverified_today: { count: usage.unverified, pool: quotas.unverifiedPool },
     conversations: byStatus,

@@ -35,7 +35,7 @@ export interface SenderBlock {
 }
 
 /** Whom a block of a conversation's sender names: its verified opener, or its address's keyed hash. */
-function senderOf(store: Store, id: string): BlockKey {
+function senderOfConversation(store: Store, id: string): BlockKey {
   const { sender } = existing(store, id);
   if (sender === null) throw refuse('no_sender', id);
   return sender as BlockKey;
@@ -44,7 +44,7 @@ function senderOf(store: Store, id: string): BlockKey {
 /** Blocks the sender of a conversation and every conversation it opened (that one included). */
 export function blockSender(store: Store, id: string, at = Date.now()): SenderBlock {
   return store.transaction(() => {
-    const sender = senderOf(store, id);
+    const sender = senderOfConversation(store, id);
     const changed = store.senderBlocks.block(sender, isoTime(at), id);
     return { sender, changed, conversations: blockAll(store, sender, store.senderBlocks.conversationsOf(sender), at) };
   });
@@ -53,7 +53,7 @@ export function blockSender(store: Store, id: string, at = Date.now()): SenderBl
 /** Lifts the block of a conversation's sender, and unblocks the conversations it blocked. */
 export function unblockSender(store: Store, id: string, at = Date.now()): SenderBlock {
   return store.transaction(() => {
-    const sender = senderOf(store, id);
+    const sender = senderOfConversation(store, id);
     if (!store.senderBlocks.unblock(sender)) throw refuse('sender_not_blocked', id);
     return { sender, changed: true, conversations: unblockAll(store, sender, at) };
   });

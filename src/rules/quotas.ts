@@ -27,7 +27,7 @@ export interface Quotas {
   /** unverified client messages (openings and follow-ups) one address may store per day; 0 = no share */
   readonly addressShare: number;
   /** client messages the verified strangers of one site (registrable domain) may store per day; 0 = no share */
-  readonly agentShare: number;
+  readonly siteShare: number;
   /** unverified client messages, all senders together, per day; 0 = no pool */
   readonly unverifiedPool: number;
   /** client messages of verified strangers (signed, not contacts), all together, per day; 0 = no pool */
@@ -56,7 +56,7 @@ export function quotasOf(config: Config): Quotas {
     dailyMaximum: maximum,
     conversationShare: binding(config.dailyConversationShare),
     addressShare: binding(config.dailyAddressShare),
-    agentShare: binding(config.dailyAgentShare ?? verifiedPool),
+    siteShare: binding(config.dailySiteShare ?? verifiedPool),
     unverifiedPool: binding(config.dailyUnverifiedShare ?? third),
     verifiedPool: binding(verifiedPool),
     ownerReserve,
@@ -121,7 +121,7 @@ export function countClientMessage(
     }
     if (pool === 'verified') {
       const site = sender.key.slice('site:'.length);
-      if (over(quotas.agentShare, sender.key)) throw refuse('agent_share', quotas.agentShare, site, wait);
+      if (over(quotas.siteShare, sender.key)) throw refuse('agent_share', quotas.siteShare, site, wait);
       if (over(quotas.verifiedPool, 'verified')) throw refuse('verified_pool', quotas.verifiedPool, wait);
     }
   }

@@ -37,7 +37,7 @@ async function stats(service: TestService) {
 }
 
 test('identities on many subdomains of one site, and many JWKS URLs on one host, share one site share', async (t) => {
-  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_SITE_SHARE: '12' } });
   const port = new URL((await startKeyDirectory(t, [KEY])).origin).port;
   const identities = [
     `http://a.agent.test:${port}`,
@@ -59,7 +59,7 @@ test('identities on many subdomains of one site, and many JWKS URLs on one host,
 });
 
 test('verified strangers of many sites stop at the verified pool; contacts and the unsigned still write', async (t) => {
-  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '12' } });
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_SITE_SHARE: '12' } });
   const sites = await Promise.all([1, 2, 3, 4].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
   const { stored, refusal } = await openUntilRefused(
     service,
@@ -127,7 +127,7 @@ async function warm(service: TestService, signers: Signing[]) {
 }
 
 test('30 signed openings of one site in flight at once store exactly its share', async (t) => {
-  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '7' } });
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_SITE_SHARE: '7' } });
   const port = new URL((await startKeyDirectory(t, [KEY])).origin).port;
   const signers = ['a', 'b', 'c'].map((sub) => ({ key: KEY, agent: `http://${sub}.agent.test:${port}` }));
   await warm(service, signers);
@@ -147,7 +147,7 @@ test('30 signed openings of many sites in flight at once store exactly the verif
 });
 
 test('while a signed and an unsigned flood run at once, a contact and the owner still write', async (t) => {
-  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_AGENT_SHARE: '100' } });
+  const service = await startVerifyingService(t, { env: { ...LIMITS, DAILY_SITE_SHARE: '100' } });
   const sites = await Promise.all([1, 2].map((n) => startKeyDirectory(t, [KEY], `site${n}.test`)));
   const contact = await startKeyDirectory(t, [KEY], 'site3.test');
   const signers = sites.map((site) => ({ key: KEY, agent: site.origin }));

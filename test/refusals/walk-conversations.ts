@@ -127,8 +127,8 @@ export const CONVERSATION_CASES: Case[] = [
   ...perDoor('address_share', secondOpening({ DAILY_ADDRESS_SHARE: '1' })),
   ...perDoor('unverified_pool', secondOpening({ DAILY_UNVERIFIED_SHARE: '1' })),
   ...perDoor('too_many_openings', secondOpening({ CREATE_LIMIT_PER_HOUR: '1' })),
-  ...perDoor('agent_share', secondSigned({ DAILY_AGENT_SHARE: '1' })),
-  ...perDoor('verified_pool', secondSigned({ DAILY_VERIFIED_SHARE: '1', DAILY_AGENT_SHARE: '1000' })),
+  ...perDoor('agent_share', secondSigned({ DAILY_SITE_SHARE: '1' })),
+  ...perDoor('verified_pool', secondSigned({ DAILY_VERIFIED_SHARE: '1', DAILY_SITE_SHARE: '1000' })),
   ...perDoor('conversation_share', (door) => async (w) => {
     const service = await w.start({ DAILY_CONVERSATION_SHARE: '1' });
     return followThrough(service, door, await w.open(service), w.key());

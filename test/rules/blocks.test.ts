@@ -95,7 +95,7 @@ test('a sender block answers the polls held on every conversation of that sender
 
 test('block --sender refuses a verified agent everywhere; unblock lifts exactly what it blocked', async (t) => {
   const directory = await startKeyDirectory(t, [KEY]);
-  const service = await startVerifyingService(t, { env: { DAILY_AGENT_SHARE: '4' } });
+  const service = await startVerifyingService(t, { env: { DAILY_SITE_SHARE: '4' } });
   const signing = { key: KEY, agent: directory.origin };
   const first = await open(service, signing);
   for (const _ of [1, 2]) assert.equal((await followUp(service, first, signing)).status, 201);

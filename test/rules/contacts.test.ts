@@ -19,7 +19,7 @@ async function open(service: TestService, signing?: Signing) {
 
 test('trust and untrust, by conversation and by site, each said once; mistakes exit 1 saying why', async (t) => {
   const directory = await startKeyDirectory(t, [KEY]);
-  const service = await startVerifyingService(t, { env: { DAILY_AGENT_SHARE: '2' } });
+  const service = await startVerifyingService(t, { env: { DAILY_SITE_SHARE: '2' } });
   const run = (...args: string[]) => runOwner(service.dbPath, args);
   const signing = { key: KEY, agent: directory.origin };
   const verified = await open(service, signing);

@@ -177,7 +177,7 @@ test('the shares and the reserve are spelled with their numbers in contact-info,
       DAILY_CONVERSATION_SHARE: '40',
       DAILY_ADDRESS_SHARE: '90',
       DAILY_OWNER_RESERVE: '30',
-      DAILY_AGENT_SHARE: '120',
+      DAILY_SITE_SHARE: '120',
       DAILY_UNVERIFIED_SHARE: '200',
       DAILY_VERIFIED_SHARE: '160',
     },
@@ -216,7 +216,7 @@ test("each pool is a third of what clients may store; a site's share is the veri
   };
   assert.deepEqual(await limitsOf({}), [150, 150, 150], 'a third each of the 450 clients may store');
   assert.deepEqual(await limitsOf({ DAILY_VERIFIED_SHARE: '100' }), [100, 100, 150]);
-  assert.deepEqual(await limitsOf({ DAILY_VERIFIED_SHARE: '100', DAILY_AGENT_SHARE: '40' }), [40, 100, 150]);
+  assert.deepEqual(await limitsOf({ DAILY_VERIFIED_SHARE: '100', DAILY_SITE_SHARE: '40' }), [40, 100, 150]);
   assert.deepEqual(await limitsOf({ DAILY_UNVERIFIED_SHARE: '0' }), [150, 150, 0], 'a pool set to 0 does not bind');
   assert.deepEqual(await limitsOf({ DAILY_MESSAGE_LIMIT: '9' }), [0, 0, 0], 'under 10, no pools');
 });

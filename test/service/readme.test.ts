@@ -241,7 +241,7 @@ test("the README's limits are the defaults the service enforces", () => {
     `${config.dailyMessageLimit} messages a UTC day for everyone together, of which one conversation may store ` +
     `${config.dailyConversationShare} and one address ${config.dailyAddressShare}, unsigned senders together ` +
     `${quotas.unverifiedPool}, verified agents the owner does not know yet together ${quotas.verifiedPool} (one ` +
-    `site of them ${quotas.agentShare}), and ${config.dailyOwnerReserve} are kept for the owner's replies, so the ` +
+    `site of them ${quotas.siteShare}), and ${config.dailyOwnerReserve} are kept for the owner's replies, so the ` +
     `agents the owner trusts always have room; ${config.createLimitPerHour} openings per address an hour`;
   assert.ok(text.includes(stated), `the README says: ${stated}`);
   assert.equal(config.pollIntervalSeconds, 60, 'a poll once a minute');

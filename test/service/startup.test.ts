@@ -42,6 +42,8 @@ test('bad configuration values are refused with a message naming the variable', 
     [{ PUBLIC_BASE_URL: 'https://host.test/contact' }, /^PUBLIC_BASE_URL must be an origin alone .*a subdomain/],
     [{ PUBLIC_BASE_URL: 'https://host.test/?x=1' }, /^PUBLIC_BASE_URL must be an origin alone/],
     [{ PUBLIC_BASE_URL: 'https://user@host.test' }, /^PUBLIC_BASE_URL must be an origin alone/],
+    [{ DAILY_SITE_SHARE: '5', DAILY_AGENT_SHARE: '6' }, /^DAILY_SITE_SHARE and DAILY_AGENT_SHARE \(its older name\)/],
+    [{ DAILY_AGENT_SHARE: 'x' }, /^DAILY_SITE_SHARE must be a whole number/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(
@@ -50,6 +52,8 @@ test('bad configuration values are refused with a message naming the variable', 
       JSON.stringify(env),
     );
   }
+  assert.equal(loadConfig({ DAILY_AGENT_SHARE: '7' }).dailySiteShare, 7, 'the older name still works');
+  assert.equal(loadConfig({ DAILY_SITE_SHARE: '8', DAILY_AGENT_SHARE: '8' }).dailySiteShare, 8, 'both, the same');
   assert.equal(
     loadConfig({ PUBLIC_BASE_URL: 'https://agents.example.org/' }).publicBaseUrl,
     'https://agents.example.org',
