@@ -13,7 +13,7 @@ import { restoreCommands } from './owner/restore.ts';
 import { senderCommands } from './owner/senders.ts';
 import { showCommands } from './owner/show.ts';
 import { statsCommands } from './owner/stats.ts';
-import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/shared.ts';
+import { asClause, OwnerError, RUN_OWNER, type Command, type FileCommand } from './owner/command.ts';
 import { Refusal } from './refusals/refusal.ts';
 import { Store } from './store/store.ts';
 import { shown } from './base/terminal.ts';

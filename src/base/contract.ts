@@ -54,3 +54,19 @@ export type Author = (typeof AUTHORS)[number];
 /** An Idempotency-Key's rule in words, as every message and description says it. */
 export const KEY_RULE =
   `${BOUNDS.idempotencyKeyMinLength} to ${BOUNDS.idempotencyKeyMaxLength} characters of A-Z a-z 0-9 _ . : -`;
+
+/** The MCP door's tools, by name (doors/mcp/tool-list.ts describes them). */
+export const TOOL_NAMES = [
+  'search_directory',
+  'get_listing',
+  'open_conversation',
+  'send_message',
+  'check_updates',
+  'read_messages',
+  'get_conversation',
+  'close_conversation',
+  'set_webhook',
+  'get_webhook',
+  'delete_webhook',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];

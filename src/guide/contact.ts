@@ -5,27 +5,11 @@
 import { suffixList } from '../base/sites.ts';
 import type { RunningConfig } from '../base/config.ts';
 import type { App } from '../runtime/app.ts';
-import { KEY_RULE, BOUNDS } from '../base/contract.ts';
+import { KEY_RULE, BOUNDS, TOOL_NAMES } from '../base/contract.ts';
 import { limitSentences } from './limit-sentences.ts';
 import { PRIVACY_STATEMENT } from '../rules/views.ts';
 import { maxWaitSeconds } from '../runtime/polls.ts';
 import { SERVICE_VERSION } from '../base/version.ts';
-
-/** The MCP door's tools, by name (doors/mcp/tool-list.ts describes them). */
-export const TOOL_NAMES = [
-  'search_directory',
-  'get_listing',
-  'open_conversation',
-  'send_message',
-  'check_updates',
-  'read_messages',
-  'get_conversation',
-  'close_conversation',
-  'set_webhook',
-  'get_webhook',
-  'delete_webhook',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
 
 const NO_PROMISE = 'There is no promised reply time: the owner answers when they can.';
 

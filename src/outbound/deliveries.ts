@@ -14,7 +14,7 @@ import { OutboundRefusal, sendOutbound, type OutboundPolicy } from './guard.ts';
 import { OutboundBusy } from './lookups.ts';
 import type { Store } from '../store/store.ts';
 import type { DueEvent, PushTarget } from '../store/outbox.ts';
-import { taskState } from '../rules/task-state.ts';
+import { taskState } from './task-state.ts';
 import { isoTime } from '../base/time.ts';
 
 const HOUR_MS = 3_600_000;

@@ -12,7 +12,8 @@ import { shown } from '../base/terminal.ts';
 import { utcDay } from '../base/time.ts';
 import type { AgentRow } from '../store/owner-queries.ts';
 import type { Store } from '../store/store.ts';
-import { counted, isContact, quotasIn, when, type Command } from './shared.ts';
+import { quotasIn, type Command } from './command.ts';
+import { counted, isContact, when } from './printing.ts';
 
 const IDS_SHOWN = 10; // conversation ids printed per identity; --json has them all
 

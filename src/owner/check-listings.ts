@@ -9,7 +9,7 @@ import type { Store } from '../store/store.ts';
 import { shown } from '../base/terminal.ts';
 import { utcDay } from '../base/time.ts';
 import { SERVICE_VERSION } from '../base/version.ts';
-import { OwnerError } from './shared.ts';
+import { OwnerError } from './command.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 15; // a slow documentation site answers within seconds; a hung one never does
 const HOSTS_AT_ONCE = 4; // a few hosts at a time, and one request at a time on each

@@ -11,17 +11,8 @@ import { shownBody, shownQuestion } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
 import { storedChoices } from '../rules/questions.ts';
 import { inbox } from './inbox.ts';
-import {
-  agentLabel,
-  asClause,
-  chosenWords,
-  quotasIn,
-  readStdin,
-  findConversation,
-  OwnerError,
-  when,
-  type Command,
-} from './shared.ts';
+import { asClause, quotasIn, readStdin, findConversation, OwnerError, type Command } from './command.ts';
+import { agentLabel, chosenWords, when } from './printing.ts';
 
 const WATCH_INTERVAL_MS = 1000; // how often `watch` asks the database for new client messages
 

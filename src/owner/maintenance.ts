@@ -10,7 +10,8 @@ import type { Store } from '../store/store.ts';
 import { utcDay } from '../base/time.ts';
 import { shown } from '../base/terminal.ts';
 import { listingsCheck } from './check-listings.ts';
-import { counted, ownerFile, OwnerError, readStdin, type Command } from './shared.ts';
+import { ownerFile, OwnerError, readStdin, type Command } from './command.ts';
+import { counted } from './printing.ts';
 
 const LISTINGS_USAGE =
   'listings import <file or -> | listings export | listings remove <slug> | listings stale [--days N] [--json] | ' +

@@ -9,7 +9,7 @@ import type { Config } from '../base/config.ts';
 import { shown } from '../base/terminal.ts';
 import { damagedRows } from '../store/damaged.ts';
 import { BackupProblem, checkBackup, copyDatabase, restoreInto } from '../store/files.ts';
-import { ownerFile, OwnerError, type FileCommand } from './shared.ts';
+import { ownerFile, OwnerError, type FileCommand } from './command.ts';
 
 export const restoreCommands: Record<string, FileCommand> = {
   restore: {

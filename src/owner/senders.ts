@@ -8,7 +8,8 @@ import { blockSender, blockSite, setBlocked, unblockSender, unblockSite, type Se
 import { contactOf, trust, untrust } from '../rules/contacts.ts';
 import { siteNamed } from '../rules/site-names.ts';
 import type { Store } from '../store/store.ts';
-import { counted, findConversation, OwnerError, type Command } from './shared.ts';
+import { findConversation, OwnerError, type Command } from './command.ts';
+import { counted } from './printing.ts';
 
 const BY_SITE = { site: { type: 'string' as const } };
 

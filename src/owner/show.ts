@@ -7,7 +7,8 @@ import { shown, shownBody, shownQuestion, verifiedLabel } from '../base/terminal
 import { messageView } from '../rules/views.ts';
 import { currentQuestion, questionsIn } from '../rules/questions.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
-import { agentLabel, chosenWords, counted, findConversation, isContact, when, type Command } from './shared.ts';
+import { findConversation, type Command } from './command.ts';
+import { agentLabel, chosenWords, counted, isContact, when } from './printing.ts';
 
 export const showCommands: Record<string, Command> = {
   show: {

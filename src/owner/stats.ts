@@ -6,7 +6,7 @@ import type { Config } from '../base/config.ts';
 import { usageOf } from '../rules/quotas.ts';
 import type { Store } from '../store/store.ts';
 import { shown } from '../base/terminal.ts';
-import { quotasIn, type Command } from './shared.ts';
+import { quotasIn, type Command } from './command.ts';
 
 function databaseBytes(config: Config): number {
   return ['', '-wal'].reduce(

@@ -1,4 +1,4 @@
-// The catalogue's refusals of what a request asks of a conversation (catalogue.ts has them all):
+// The catalogue's refusals of what a request asks of a conversation (refusal.ts has them all):
 // idempotency, state, the quotas and rates, push targets, and the owner script's own.
 
 import { entry, retryAfter } from './entry.ts';

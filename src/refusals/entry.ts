@@ -1,4 +1,4 @@
-// The shape of a catalogue entry (catalogue.ts): its status, the operations that can answer
+// The shape of a catalogue entry (refusal.ts): its status, the operations that can answer
 // it, when it is given, its message worded in a door's terms, and the headers it carries.
 
 import type { Terms } from './terms.ts';

@@ -1,4 +1,4 @@
-// The catalogue's refusals of the JSON-RPC doors' own protocols (catalogue.ts has them all): what MCP
+// The catalogue's refusals of the JSON-RPC doors' own protocols (refusal.ts has them all): what MCP
 // and A2A refuse of a request as such, beyond the rules every door shares. Their sentences are the
 // door's own, given where the rule is judged; the reason is the one vocabulary an agent's error
 // handler keys on, whichever door it used.

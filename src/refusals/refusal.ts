@@ -1,10 +1,20 @@
 // Refusals: a rule fails with `throw refuse(reason, ...args)`, naming an entry of the one
-// catalogue (catalogue.ts); each door renders its message in its own terms (REST names
-// headers, MCP names tool arguments), and one function maps any thrown value to a refusal.
+// catalogue; each door renders its message in its own terms (REST names headers, MCP names tool
+// arguments), and one function maps any thrown value to a refusal.
+//
+// The catalogue: every refusal the service gives, its status, which operations can give it (the
+// OpenAPI document describes each status from here), when it is given, and the message that tells
+// the client what to fix. Each key is the refusal's stable reason, which every door's answers
+// carry. Its entries stand in three files by what they refuse (a request as such, a conversation's
+// rules, the protocol doors' own framing), merged here.
 
-import { CATALOGUE } from './catalogue.ts';
+import { CONVERSATION_REFUSALS } from './conversation-refusals.ts';
+import { PROTOCOL_REFUSALS } from './protocol-refusals.ts';
+import { REQUEST_REFUSALS } from './request-refusals.ts';
 import type { Headers, Scope } from './entry.ts';
 import { REST_TERMS, type Terms } from './terms.ts';
+
+export const CATALOGUE = { ...REQUEST_REFUSALS, ...CONVERSATION_REFUSALS, ...PROTOCOL_REFUSALS };
 
 type Catalogue = typeof CATALOGUE;
 export type Reason = keyof Catalogue;

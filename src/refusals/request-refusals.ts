@@ -1,4 +1,4 @@
-// The catalogue's refusals of requests as such (catalogue.ts has them all): HTTP that is not
+// The catalogue's refusals of requests as such (refusal.ts has them all): HTTP that is not
 // understood, a body or a query that breaks the contract's bounds, a missing or wrong credential,
 // a foreign origin, and the service's own faults.
 

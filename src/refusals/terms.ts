@@ -1,4 +1,4 @@
-// How each door names what a client sends, so that one catalogue entry (catalogue.ts) is worded
+// How each door names what a client sends, so that one catalogue entry (refusal.ts) is worded
 // in every door's own terms: REST names headers, MCP names tool arguments, the pages name what a
 // person sees. The A2A door's terms are beside its errors (doors/a2a/errors.ts).
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CATALOGUE } from '../../src/refusals/catalogue.ts';
+import { CATALOGUE } from '../../src/refusals/refusal.ts';
 import { clientReasons } from '../../src/refusals/refusal.ts';
 import { newKey, openConversation, request, ROOT, startTestService } from '../helpers.ts';
 

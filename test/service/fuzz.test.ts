@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { CATALOGUE } from '../../src/refusals/catalogue.ts';
+import { CATALOGUE } from '../../src/refusals/refusal.ts';
 import { FuzzCases } from './fuzz-cases.ts';
 import { openConversation, startTestService, type TestService } from '../helpers.ts';
 import { seededRandom } from '../random.ts';

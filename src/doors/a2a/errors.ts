@@ -1,4 +1,4 @@
-// How the A2A door says no. Every rule's refusal comes from the one catalogue (catalogue.ts):
+// How the A2A door says no. Every rule's refusal comes from the one catalogue (refusals/refusal.ts):
 // here it is only named as A2A names it (an A2A error, or a status of the service's own where
 // A2A has none: authentication, authorization, size and rate), worded in A2A's terms, and
 // rendered for each binding: a JSON-RPC error, or an HTTP+JSON google.rpc.Status body.

@@ -19,15 +19,14 @@ import {
   integerMember,
   invalid,
   member,
-  note,
   objectMember,
   openingMetadata,
   ownTask,
   pushConfigInput,
   refuseTenant,
   stringMember,
-  taskOf,
-} from './tasks.ts';
+} from './params.ts';
+import { note, taskOf } from './tasks.ts';
 
 type Json = Record<string, unknown>;
 

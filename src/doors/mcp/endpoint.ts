@@ -23,7 +23,7 @@ import {
 } from '../jsonrpc.ts';
 import { refuse, type Refusal } from '../../refusals/refusal.ts';
 import { SERVICE_VERSION } from '../../base/version.ts';
-import { TOOL_NAMES } from '../../guide/contact.ts';
+import { TOOL_NAMES } from '../../base/contract.ts';
 import { instructions } from './tool-list.ts';
 import { callTool, toolsOf } from './tools.ts';
 

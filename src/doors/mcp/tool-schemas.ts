@@ -1,8 +1,14 @@
 // The pieces every MCP tool's self-description is made of: annotations, input schemas from the
 // contract's constants, and output schemas written out from the OpenAPI document's.
 
-import { CREDENTIAL_PATTERN, KEY_PATTERN, KEY_RULE, BOUNDS, METADATA_KEYS } from '../../base/contract.ts';
-import type { ToolName } from '../../guide/contact.ts';
+import {
+  BOUNDS,
+  CREDENTIAL_PATTERN,
+  KEY_PATTERN,
+  KEY_RULE,
+  METADATA_KEYS,
+  type ToolName,
+} from '../../base/contract.ts';
 import { SCHEMAS } from '../../openapi/schemas.ts';
 
 export const READS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

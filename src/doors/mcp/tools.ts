@@ -16,7 +16,7 @@ import type { ClientContext } from '../context.ts';
 import type { Client } from '../../runtime/client-writes.ts';
 import { MCP_TERMS } from '../../refusals/terms.ts';
 import type { Conversation } from '../../store/store.ts';
-import { BOUNDS } from '../../base/contract.ts';
+import { BOUNDS, type ToolName } from '../../base/contract.ts';
 import {
   fieldsOf,
   historyRange,
@@ -29,7 +29,6 @@ import {
   updatesAfter,
   waitSeconds,
 } from '../../rules/validate.ts';
-import type { ToolName } from '../../guide/contact.ts';
 import { mcpMaxWaitSeconds, SEARCH_LIMIT_DEFAULT, SUMMARY_FIELDS, toolList } from './tool-list.ts';
 
 interface ToolContext {

@@ -1,6 +1,6 @@
 // The A2A door at its edges: retries that carry a push config, config ids per task, paths and
 // preflights the door answers in its own way, tenants, paging and filters, and its wording.
-// Covers: src/doors/a2a/, src/rules/push.ts, src/rules/conversations.ts, src/rules/task-state.ts.
+// Covers: src/doors/a2a/, src/rules/push.ts, src/rules/conversations.ts, src/outbound/task-state.ts.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

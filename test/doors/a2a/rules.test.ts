@@ -1,6 +1,6 @@
 // The A2A door under the service rules: framing, paging, the poll clock and limits,
 // origins, push configs and a fuzz run.
-// Covers: src/doors/a2a/, src/doors/jsonrpc.ts, src/rules/task-state.ts, src/rules/rates.ts, src/rules/quotas.ts,
+// Covers: src/doors/a2a/, src/doors/jsonrpc.ts, src/outbound/task-state.ts, src/rules/rates.ts, src/rules/quotas.ts,
 // src/rules/push.ts, src/http/origins.ts.
 
 import assert from 'node:assert/strict';

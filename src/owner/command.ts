@@ -1,14 +1,13 @@
-// What the owner's commands share: their shape, finding a conversation by an id prefix, and
-// how times and names are printed.
+// What every owner command is: its shape, its error, the file it may name, reading stdin, the
+// catalogue's sentences in the script's style, finding a conversation by an id prefix, and the quotas
+// in force.
 
 import path from 'node:path';
 import type { Config } from '../base/config.ts';
-import { quotasOf, type Quotas } from '../rules/quotas.ts';
+import { storedObject } from '../base/stored-json.ts';
 import { refuse } from '../refusals/refusal.ts';
-import type { Conversation, Message, Store } from '../store/store.ts';
-import { siteOf } from '../base/sites.ts';
-import { storedMetadata, storedObject } from '../base/stored-json.ts';
-import { senderLabel, shown } from '../base/terminal.ts';
+import { quotasOf, type Quotas } from '../rules/quotas.ts';
+import type { Conversation, Store } from '../store/store.ts';
 
 /** How the owner runs the script, as every usage line and the README show it; -s keeps npm's lines off its output. */
 export const RUN_OWNER = 'npm run -s owner --';
@@ -67,45 +66,9 @@ export function quotasIn(store: Store, config: Config): { quotas: Quotas; record
   return { quotas: { ...quotasOf(config), ...stored }, recorded: stored !== undefined };
 }
 
-/** The self-declared name; null when none was given, or the stored metadata is damaged. */
-export function agentName(metadata: string): string | null {
-  return storedMetadata(metadata)?.agent_name ?? null;
-}
-
-/** Whether a verified identity is one of the owner's contacts, by itself or by its site. */
-export function isContact(store: Store, identity: string | null): boolean {
-  return identity !== null && store.contacts.isContact(identity, siteOf(identity));
-}
-
-/** Who wrote, for the terminal: the declared name and `verified: <identity>`, `contact: …` or `(unverified)`. */
-export function agentLabel(store: Store, metadata: string, verifiedAgent: string | null): string {
-  return senderLabel(agentName(metadata), verifiedAgent, isContact(store, verifiedAgent));
-}
-
-/** `2 (Wednesday) for question #3`: the choice an owner message made, its text shown as agents' text is. */
-export function chosenWords(message: Message): string {
-  const number = (message.choice_index ?? 0) + 1;
-  return `${number} (${shown(message.choice_text ?? '')}) for question #${message.choice_for_seq}`;
-}
-
-/** For JSON: the exact characters, whitespace folded and cut. The terminal uses shownShort instead. */
-export function oneLine(text: string, max: number): string {
-  const flat = [...text.replace(/\s+/g, ' ').trim()]; // code points: no character is cut in half
-  return flat.length > max ? `${flat.slice(0, max - 1).join('')}…` : flat.join('');
-}
-
 /** A catalogue sentence in the script's style: "error: conversation … is closed; reopen it first". */
 export function asClause(sentence: string): string {
   return sentence.charAt(0).toLowerCase() + sentence.slice(1).replace(/`/g, '').replace(/\.$/, '');
-}
-
-/** A count with its noun: `1 message`, `2 messages`. */
-export function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-export function when(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
 /** Everything on standard input, as text: a reply or a listings file given as "-". */

@@ -1,9 +1,9 @@
-// A conversation's status as an A2A task's state (src/rules/task-state.ts), as the A2A door and its
+// A conversation's status as an A2A task's state (src/outbound/task-state.ts), as the A2A door and its
 // push notifications name it.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { taskState } from '../../src/rules/task-state.ts';
+import { taskState } from '../../src/outbound/task-state.ts';
 
 test('each status, and who closed a closed one, is one task state', () => {
   const table: [status: string, closedBy: string | null, state: string][] = [

@@ -1,4 +1,4 @@
-// A conversation's status as an A2A task's state: the A2A door and its push notifications
+// A conversation's status as an A2A task's state: the A2A pushes (deliveries.ts) and the A2A door
 // name it the same way. A block has no state (the door answers 403), nor does an expiry.
 
 import type { ConversationStatus } from '../base/contract.ts';
