@@ -128,3 +128,37 @@ test('every file of src/rules, src/identity and src/store has its rule tests at 
   assert.ok(byName.length > 30, 'the three layers are found');
   assert.deepEqual(missing, []);
 });
+
+test("the walk-through's functions are each defined in the file named before them", () => {
+  const section = DESIGN.slice(DESIGN.indexOf('## Follow one request'), DESIGN.indexOf('## Group commit'));
+  const tokens = [...section.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+  let file: string | null = null;
+  const checked: string[] = [];
+  const missing: string[] = [];
+  for (const token of tokens) {
+    if (/^src\/.+\.ts$/.test(token)) file = token;
+    const name = /^([A-Za-z_$][\w$]*)\(\)$/.exec(token)?.[1];
+    if (name === undefined) continue;
+    assert.ok(file !== null, `${name}() comes after a file`);
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    const defined = new RegExp(`(?:function\\s+${name}\\b|^\\s*(?:async\\s+)?${name}\\s*[(<]|const\\s+${name}\\s*=)`, 'm');
+    if (!defined.test(text)) missing.push(`${name}() in ${file}`);
+    checked.push(name);
+  }
+  assert.ok(checked.length >= 30, `the walk-through names its functions (${checked.length})`);
+  assert.deepEqual(missing, []);
+});
+
+test('each row of the map allows only layers its files import', () => {
+  const graph = importGraph();
+  const unused: string[] = [];
+  for (const [place, allowed] of layerMap()) {
+    const imported = new Set<string>();
+    for (const [file, imports] of graph) {
+      if (placeOf(file) !== place) continue;
+      for (const target of imports) imported.add(placeOf(target));
+    }
+    for (const name of allowed) if (!imported.has(name)) unused.push(`${place} may import ${name}, but does not`);
+  }
+  assert.deepEqual(unused, []);
+});
