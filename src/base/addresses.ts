@@ -1,6 +1,7 @@
 // Which addresses are public, and what the others are, in words for messages: the special-purpose
 // blocks of IPv4 and IPv6, IPv4 inside IPv6 judged by the IPv4 address. The outbound guard calls
-// only public addresses (outbound/guard.ts); the per-address limits read IPv6 addresses here (rules/rates.ts networkOf).
+// only public addresses (outbound/guard.ts); the per-address limits read IPv6 addresses here
+// (rules/rates.ts networkOf).
 
 import { isIPv4, isIPv6 } from 'node:net';
 

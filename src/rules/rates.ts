@@ -1,9 +1,10 @@
 // Rates: what is counted per client in memory, never stored: the request rate per network (a
-// token bucket) and the poll clock per conversation. (Quotas, stored per UTC day, are in
-// quotas.ts.) And which network an address counts as, for every per-address limit, here and there. They protect the service, not the data: a restart that forgets them costs one
-// extra accepted request, against a disk write per request. Each judges and records in one
-// synchronous step (`take`), answering with the seconds to wait, or 0 when the request may go
-// ahead, and each holds at most a stated number of entries, whatever clients send.
+// token bucket) and the poll clock per conversation, and which network an address counts as for
+// every per-address limit, here and in quotas.ts (quotas, stored per UTC day). They protect the
+// service, not the data: a restart that forgets them costs one extra accepted request, against a
+// disk write per request. Each judges and records in one synchronous step (`take`), answering with
+// the seconds to wait, or 0 when the request may go ahead, and each holds at most a stated number
+// of entries, whatever clients send.
 
 import { parseIPv6 } from '../base/addresses.ts';
 

@@ -81,7 +81,8 @@ test('damaged metadata is shown as none, and a value that is no string is left o
 });
 
 test('the reply signal says new_reply only when the owner wrote after `after`', () => {
-  const question: QuestionView = { seq: 2, choices: ['Yes', 'No'], reply_by: '2026-03-11T12:00:00.000Z', state: 'open' };
+  const replyBy = '2026-03-11T12:00:00.000Z';
+  const question: QuestionView = { seq: 2, choices: ['Yes', 'No'], reply_by: replyBy, state: 'open' };
   assertShape(updatesResult(ROW, 2, 30, question), {
     id: ID,
     status: 'answered',

@@ -21,7 +21,7 @@ test('the newest question is the newest client message with choices or a reply-b
   assert.equal(store.questions.newest(seedConversation(store).conversation.id), undefined, 'per conversation');
 });
 
-test("a question's answer is the first owner message after it that chose for it, or any for one without choices", (t) => {
+test("a question's answer: the first owner message after it that chose for it (any, without choices)", (t) => {
   const store = memoryStore(t);
   const { id } = seedConversation(store).conversation;
   addMessage(store, id, 'client', 'Which?', AT, { beside: CHOICES }); // seq 2

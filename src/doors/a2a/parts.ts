@@ -35,14 +35,17 @@ export interface CheckedParts {
   readonly dataAt: number;
 }
 
+const invalid = (sentence: string) => a2aRefusal('invalidParams', 'invalid_params', sentence);
+const unsupported = () => a2aRefusal('contentTypeNotSupported', 'unsupported_part', ONLY);
+
 export function checkedParts(parts: unknown): CheckedParts {
   if (!Array.isArray(parts) || parts.length < 1 || parts.length > 2)
-    throw a2aRefusal('invalidParams', 'invalid_params', '`message.parts` must hold one text part, and at most one data part.');
+    throw invalid('`message.parts` must hold one text part, and at most one data part.');
   const objects = parts.map((part) => (typeof part === 'object' && part !== null && !Array.isArray(part) ? part : {}));
-  if (!objects.every((part) => isText(part) || isData(part))) throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', ONLY);
+  if (!objects.every((part) => isText(part) || isData(part))) throw unsupported();
   const texts = objects.filter(isText).length;
-  if (texts === 0) throw a2aRefusal('contentTypeNotSupported', 'unsupported_part', ONLY);
-  if (texts > 1) throw a2aRefusal('invalidParams', 'invalid_params', '`message.parts` must hold exactly one text part.');
+  if (texts === 0) throw unsupported();
+  if (texts > 1) throw invalid('`message.parts` must hold exactly one text part.');
   return { parts: objects, textAt: objects.findIndex(isText), dataAt: objects.findIndex(isData) };
 }
 
@@ -53,7 +56,7 @@ export function readParts({ parts, textAt, dataAt }: CheckedParts): { text: stri
   const where = `message.parts[${dataAt}].data`;
   const data = (parts[dataAt] as Json).data;
   if (typeof data !== 'object' || data === null || Array.isArray(data))
-    throw a2aRefusal('invalidParams', 'invalid_params', `\`${where}\` must be an object: {"choices": [...], "reply_by": "..."}.`);
+    throw invalid(`\`${where}\` must be an object: {"choices": [...], "reply_by": "..."}.`);
   const fields = fieldsOf(data, ['choices', 'reply_by']);
   const names = { choices: `${where}.choices`, replyBy: `${where}.reply_by` };
   return { text, question: questionOf(fields.choices, fields.reply_by, names) };
