@@ -20,11 +20,6 @@ const SHUTDOWN_GRACE_MS = 10_000; // requests in flight get this long to finish
 try {
   const config = loadConfig();
   const service = await startService(config);
-  console.log(`Listening on ${service.url} (database ${config.dbPath})`);
-  const { migrated } = service;
-  if (migrated) console.log(`Migrated the database from schema ${migrated.from} to ${migrated.to}.`);
-  for (const warning of service.warnings) console.error(`Warning: ${warning}`);
-
   const shutdown = (signal: string) => {
     console.log(`${signal} received: finishing requests in flight, then closing the database`);
     setTimeout(() => {
@@ -33,8 +28,15 @@ try {
     }, SHUTDOWN_GRACE_MS).unref();
     service.close().then(() => process.exit(0));
   };
+  // Before the line that says it listens: whoever reads that line may stop it at once, and a
+  // SIGTERM with no listener yet would kill it mid-sentence, without the graceful close.
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+
+  console.log(`Listening on ${service.url} (database ${config.dbPath})`);
+  const { migrated } = service;
+  if (migrated) console.log(`Migrated the database from schema ${migrated.from} to ${migrated.to}.`);
+  for (const warning of service.warnings) console.error(`Warning: ${warning}`);
 } catch (err) {
   console.error(`Cannot start: ${startupProblem(err)}`);
   process.exit(1);

@@ -2,13 +2,13 @@
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { ConfigError, loadConfig } from '../../src/base/config.ts';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.ts';
-import { runNode, startServerProcess, tempDir, waitUntil } from '../helpers.ts';
+import { ROOT, runNode, startServerProcess, tempDir, waitUntil } from '../helpers.ts';
 
 const MAIN = 'src/main.ts';
 
@@ -173,6 +173,18 @@ test('npm start prints one line with the URL, serves, and exits 0 on SIGTERM', a
   assert.equal(response.status, 200);
   assert.equal(((await response.json()) as { total: number }).total, 12);
   assert.equal(await server.stop('SIGTERM'), 0);
+});
+
+test('a SIGTERM sent the moment the start-up line is read still closes gracefully, with every line said', async (t) => {
+  // Node kills a process at once on a signal it has no listener for: the listeners must exist
+  // before the line that tells whoever waits for it that the server is up.
+  const main = readFileSync(path.join(ROOT, MAIN), 'utf8');
+  assert.ok(main.indexOf("process.once('SIGTERM'") < main.indexOf('console.log(`Listening on'), 'listeners first');
+  for (let run = 0; run < 3; run++) {
+    const server = await startServerProcess(t, { DB_PATH: path.join(tempDir(t), `s${run}.db`) });
+    assert.equal(await server.stop('SIGTERM'), 0, server.output());
+    assert.match(server.output(), /^SIGTERM received: finishing requests in flight/m);
+  }
 });
 
 test('SIGINT also shuts down gracefully, letting a request in flight finish', async (t) => {
