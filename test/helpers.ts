@@ -13,6 +13,14 @@ import { Store } from '../src/store/store.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const FIXTURE_LISTINGS = path.join(ROOT, 'test/fixtures/listings.json');
+/** The server's time-outs, shortened so that a test sees each one act within a second. */
+export const SHORT_TIMEOUTS = {
+  headersTimeout: 300,
+  requestTimeout: 600,
+  keepAliveTimeout: 200,
+  connectionsCheckingInterval: 50,
+  shutdownGrace: 300,
+};
 
 /** Quotas that never refuse, for tests that call the rules directly. */
 export const UNLIMITED_QUOTAS: Quotas = {

@@ -6,15 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { test } from 'node:test';
-import { startTestService, waitUntil } from '../helpers.ts';
-
-const SHORT_TIMEOUTS = {
-  headersTimeout: 300,
-  requestTimeout: 600,
-  keepAliveTimeout: 200,
-  connectionsCheckingInterval: 50,
-  shutdownGrace: 300,
-};
+import { SHORT_TIMEOUTS, startTestService, waitUntil } from '../helpers.ts';
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 

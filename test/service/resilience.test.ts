@@ -9,18 +9,11 @@ import {
   newKey,
   openConversation,
   request,
+  SHORT_TIMEOUTS,
   startTestService,
   upsertListingsAsOwner,
   waitUntil,
 } from '../helpers.ts';
-
-const SHORT_TIMEOUTS = {
-  headersTimeout: 300,
-  requestTimeout: 600,
-  keepAliveTimeout: 200,
-  connectionsCheckingInterval: 50,
-  shutdownGrace: 300,
-};
 
 /** Opens a raw connection, writes `payload`, and resolves with all it receives until the server closes it. */
 function rawExchange(url: string, payload: string): Promise<{ answer: string; closedAfterMs: number }> {
