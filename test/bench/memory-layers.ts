@@ -68,11 +68,11 @@ const MODULES = `
 await import(${src('base/config.ts')});
 await import(${src('service/service.ts')});`;
 
-/** The rows, those whose name contains `only` when given; `compare`: the service of another checkout too. */
-export function layers(only?: string, compare?: string): Layer[] {
+/** The rows, those whose name contains `only` when given; `compare`: the service of other checkouts too. */
+export function layers(only?: string, compare: readonly string[] = []): Layer[] {
   const rows = LAYERS.filter((layer) => only === undefined || layer.name.includes(only));
-  if (compare !== undefined) {
-    rows.push({ name: `the service in ${compare}`, http: true, checkout: path.resolve(compare) });
+  for (const checkout of compare) {
+    rows.push({ name: `the service in ${checkout}`, http: true, checkout: path.resolve(checkout) });
   }
   return rows;
 }

@@ -13,13 +13,14 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { layers, TRAFFIC, type Layer } from './memory-layers.ts';
 import { binaryPages } from './memory-pages.ts';
-import { launch, ROOT } from './servers.ts';
+import { ROOT, startCommand } from './servers.ts';
 import { median } from './wrk.ts';
 
-// --only <text>: the rows whose name contains it; --compare <checkout>: that checkout's service too, in turn
-// with this one's (an A/B of two builds: `git worktree add` the other, with node_modules linked)
+// --only <text>: the rows whose name contains it; --compare <checkout> (repeatable): that checkout's service
+// too, in turn with this one's, each with its own start command (an A/B of two builds: `git worktree add`
+// the other, with node_modules linked)
 const { values: options } = parseArgs({
-  options: { runs: { type: 'string' }, only: { type: 'string' }, compare: { type: 'string' } },
+  options: { runs: { type: 'string' }, only: { type: 'string' }, compare: { type: 'string', multiple: true } },
 });
 const LAYERS = layers(options.only, options.compare);
 // RSS moves by a few hundred KB between runs of the same program: each row is the median of its runs.
@@ -130,6 +131,7 @@ type Mode = 'warm-up' | 'measure' | 'probe';
 
 async function runOnce(index: number, mode: Mode, pages?: ReturnType<typeof binaryPages>): Promise<Run> {
   const layer = LAYERS[index] as Layer;
+  const launch = startCommand(layer.checkout);
   const folder = mkdtempSync(path.join(work, 'run-'));
   const env: Record<string, string | undefined> = { ...process.env, ...launch.env, HOST: '127.0.0.1' };
   env.DB_PATH = path.join(folder, 'service.db');
