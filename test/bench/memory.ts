@@ -64,6 +64,7 @@ interface Reading {
   rss: number; // KiB, as /proc/<pid>/status gives them
   anon: number;
   file: number;
+  shmem: number;
 }
 interface Heap {
   spaces: Record<string, number>; // bytes
@@ -81,7 +82,7 @@ interface Run {
 function readingOf(pid: number): Reading {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile') };
+  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), shmem: field('RssShmem') };
 }
 
 function freePort(): Promise<number> {
@@ -185,7 +186,8 @@ const MiB = (kib: number) => (kib / 1024).toFixed(1);
 const bytesMiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 function rssTable(runs: Run[][]): string[] {
-  const lines = ['| row | RSS MiB | added | RssAnon | RssFile | RSS of the runs |', '|---|---|---|---|---|---|'];
+  const lines = ['| row | RSS MiB | added | RssAnon | RssFile | RssShmem | RSS of the runs |'];
+  lines.push('|---|---|---|---|---|---|---|');
   let previous: number | null = null;
   runs.forEach((rowRuns, i) => {
     const pick = (key: keyof Reading) => median(rowRuns.map((run) => run.reading[key]));
@@ -194,7 +196,7 @@ function rssTable(runs: Run[][]): string[] {
     const step = !coldCompileCache && checkout === undefined && !traffic; // a row that adds a part
     const added = previous === null || !step ? '' : `${rss >= previous ? '+' : ''}${MiB(rss - previous)}`;
     const all = rowRuns.map((run) => MiB(run.reading.rss)).join(', ');
-    const cells = [MiB(rss), added, MiB(pick('anon')), MiB(pick('file')), all];
+    const cells = [MiB(rss), added, MiB(pick('anon')), MiB(pick('file')), MiB(pick('shmem')), all];
     lines.push(`| ${LAYERS[i]!.name} | ${cells.join(' | ')} |`);
     if (step) previous = rss;
   });
