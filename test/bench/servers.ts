@@ -15,9 +15,9 @@ export const canPin = !spawnSync('taskset', ['-c', '0', 'true']).error;
  * environment assignments and Node flags, read from package.json, so that the ratio
  * compares the application code and nothing else.
  */
-function startCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+export function startCommand(root = ROOT): { env: Record<string, string>; nodeArgs: string[] } {
   const words = (
-    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
   ).scripts.start.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0]?.includes('=')) {
