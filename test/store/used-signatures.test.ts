@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { HELD } from '../../src/store/used-signatures.ts';
 import { memoryStore } from './seed-rows.ts';
 
 const digest = (n: number) => n.toString(16).padStart(64, '0');
@@ -30,4 +31,16 @@ test('signatures are forgotten once expired, and held() bounds how many are kept
   assert.deepEqual({ ...store.usedSignatures.held() }, { count: 1, soonest: 3000 }, 'expiring at that time');
   store.usedSignatures.forgetExpired(3000);
   assert.deepEqual({ ...store.usedSignatures.held() }, { count: 0, soonest: null });
+});
+
+test('how many are held is read in steps down the b-trees, never by reading every row', (t) => {
+  const store = memoryStore(t);
+  const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${HELD}`).all() as { detail: string }[];
+  const steps = plan.map((row) => row.detail);
+  assert.ok(steps.some((step) => step.startsWith('SEARCH used_signatures')), steps.join(' | '));
+  assert.deepEqual(
+    steps.filter((step) => step.startsWith('SCAN used_signatures')),
+    [],
+    'a scan reads every signature held: 10 ms a signed write at 100,000',
+  );
 });
