@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { DAMAGED_QUERIES, damagedRows } from '../../src/store/damaged.ts';
 import { openConversation, request, runOwner, startServerProcess, startTestService, tempDir } from '../helpers.ts';
+import { addMessage, memoryStore, seedConversation } from './seed-rows.ts';
 
 test('damaged listings and metadata are named on restore and at start-up; everything else is served', async (t) => {
   const dir = tempDir(t);
@@ -67,4 +69,16 @@ test('damaged listings and metadata are named on restore and at start-up; everyt
     restarted.output(),
     new RegExp(`^Warning: the database holds rows whose stored JSON is damaged, .*listing ${first}`, 'm'),
   );
+});
+
+test("a question's damaged choices are named, found through the questions' index alone", (t) => {
+  const store = memoryStore(t);
+  const { id } = seedConversation(store).conversation;
+  addMessage(store, id, 'client', 'Which?', '2026-03-10T12:01:00.000Z', { beside: { choices: '["A","B"]' } });
+  addMessage(store, id, 'client', 'Or?', '2026-03-10T12:02:00.000Z', { beside: { choices: '{not json' } });
+  addMessage(store, id, 'client', 'And?', '2026-03-10T12:03:00.000Z', { beside: { choices: '{"a":1}' } });
+  assert.deepEqual(damagedRows(store.db), [`question's choices ${id} #3`, `question's choices ${id} #4`]);
+  const [, sql] = DAMAGED_QUERIES.find(([what]) => what === "question's choices") ?? ['', ''];
+  const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+  assert.ok(plan.some((step) => step.includes('messages_questions')), plan.join(' | '));
 });
