@@ -13,7 +13,10 @@ import { startService } from '../../src/service/service.ts';
 import { openConversation } from './scenarios.ts';
 
 const SRC = path.resolve(import.meta.dirname, '../../src') + path.sep;
-const WARM_UP = 10; // follow-ups before the measured one, so that every path has run and compiled
+const WARM_UP = 10; // follow-ups before the measured ones, so that every path has run and compiled
+// Each door's follow-up is measured this many times and the fewest kept: a background timer (the
+// deliveries' tick, once a second) that fires during one request is not that request's path.
+const MEASURED = 3;
 
 interface Door {
   readonly name: string;
@@ -113,11 +116,16 @@ export async function measureDepth(): Promise<Depth[]> {
     for (const door of DOORS) {
       const conversation = await openConversation(service.url);
       for (let n = 1; n <= WARM_UP; n++) await expectOk(door, await door.send(service.url, conversation, n));
-      await takeCoverage(session); // resets the counts
-      await expectOk(door, await door.send(service.url, conversation, WARM_UP + 1));
-      const ran = ranInSource(await takeCoverage(session));
-      const functions = [...ran.values()].reduce((sum, names) => sum + names.length, 0);
-      depths.push({ door: door.name, files: ran.size, functions, ran });
+      let fewest: Depth | null = null;
+      for (let n = WARM_UP + 1; n <= WARM_UP + MEASURED; n++) {
+        await takeCoverage(session); // resets the counts
+        await expectOk(door, await door.send(service.url, conversation, n));
+        const ran = ranInSource(await takeCoverage(session));
+        const functions = [...ran.values()].reduce((sum, names) => sum + names.length, 0);
+        const depth = { door: door.name, files: ran.size, functions, ran };
+        if (fewest === null || functions < fewest.functions) fewest = depth;
+      }
+      depths.push(fewest as Depth);
     }
     return depths;
   } finally {
