@@ -13,7 +13,8 @@ import { utcDay } from '../base/time.ts';
 import type { AgentRow } from '../store/owner-queries.ts';
 import type { Store } from '../store/store.ts';
 import { quotasIn, type Command } from './command.ts';
-import { counted, isContact, when } from './printing.ts';
+import { counted, when } from './printing.ts';
+import { isContact } from '../rules/contacts.ts';
 
 const IDS_SHOWN = 10; // conversation ids printed per identity; --json has them all
 

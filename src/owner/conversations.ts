@@ -9,7 +9,7 @@ import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
 import { shownBody, shownQuestion } from '../base/terminal.ts';
 import { messageText } from '../rules/validate.ts';
-import { storedChoices } from '../rules/questions.ts';
+import { askedOf, isQuestion } from '../rules/questions.ts';
 import { inbox } from './inbox.ts';
 import { asClause, quotasIn, readStdin, findConversation, OwnerError, type Command } from './command.ts';
 import { agentLabel, chosenWords, when } from './printing.ts';
@@ -109,8 +109,8 @@ function watch(store: Store): Promise<void> {
         const sender = agentLabel(store, message.metadata, message.verified_agent);
         console.log(`\n${when(message.created_at)}  ${message.conversation_id}  #${message.seq}  ${sender}`);
         console.log(shownBody(message.message));
-        if (message.choices !== null || message.reply_by !== null) {
-          const question = { choices: storedChoices(message), reply_by: message.reply_by ?? null, state: 'open' };
+        if (isQuestion(message)) {
+          const question = { ...askedOf(message), state: 'open' };
           console.log(shownQuestion(question, Date.now()));
         }
       }

@@ -7,7 +7,8 @@ import { deadlineWords } from '../base/time.ts';
 import { currentQuestion, type QuestionView } from '../rules/questions.ts';
 import type { InboxRow } from '../store/owner-queries.ts';
 import type { Store } from '../store/store.ts';
-import { agentLabel, agentName, isContact, oneLine, when } from './printing.ts';
+import { agentLabel, agentName, oneLine, when } from './printing.ts';
+import { isContact } from '../rules/contacts.ts';
 
 // Where a conversation's question line starts: below its id, never where a row of the inbox starts.
 const QUESTION_INDENT = ' '.repeat(8);

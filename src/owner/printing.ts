@@ -1,19 +1,14 @@
 // How the owner's commands print who wrote, times and counts; every agent string goes through
 // base/terminal.ts.
 
-import { siteOf } from '../base/sites.ts';
 import { storedMetadata } from '../base/stored-json.ts';
 import { senderLabel, shown } from '../base/terminal.ts';
+import { isContact } from '../rules/contacts.ts';
 import type { Message, Store } from '../store/store.ts';
 
 /** The self-declared name; null when none was given, or the stored metadata is damaged. */
 export function agentName(metadata: string): string | null {
   return storedMetadata(metadata)?.agent_name ?? null;
-}
-
-/** Whether a verified identity is one of the owner's contacts, by itself or by its site. */
-export function isContact(store: Store, identity: string | null): boolean {
-  return identity !== null && store.contacts.isContact(identity, siteOf(identity));
 }
 
 /** Who wrote, for the terminal: the declared name and `verified: <identity>`, `contact: …` or `(unverified)`. */

@@ -8,7 +8,8 @@ import { messageView } from '../rules/views.ts';
 import { currentQuestion, questionsIn } from '../rules/questions.ts';
 import type { Conversation, Message, Store } from '../store/store.ts';
 import { findConversation, type Command } from './command.ts';
-import { agentLabel, chosenWords, counted, isContact, when } from './printing.ts';
+import { agentLabel, chosenWords, counted, when } from './printing.ts';
+import { isContact } from '../rules/contacts.ts';
 
 export const showCommands: Record<string, Command> = {
   show: {

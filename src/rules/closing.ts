@@ -8,6 +8,7 @@ import { isoTime } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Conversation, Store } from '../store/store.ts';
 import { usableConversation } from './access.ts';
+import { isContact } from './contacts.ts';
 import { existing } from './conversations.ts';
 import { writePushEvents } from './push.ts';
 
@@ -23,14 +24,20 @@ export function close(store: Store, id: string, at = Date.now()): void {
 /**
  * The agent closes its own conversation, read again inside the write (purged, blocked or expired since
  * the request was authenticated still refuses it). Idempotent: a closed one is answered as it is.
+ * `contact`: whether its opener is one of the owner's contacts, for the owner's notifier.
  */
-export function closeByAgent(store: Store, id: string, at: number): { conversation: Conversation; closed: boolean } {
+export function closeByAgent(
+  store: Store,
+  id: string,
+  at: number,
+): { conversation: Conversation; closed: boolean; contact: boolean } {
   return store.transaction(() => {
     const conversation = usableConversation(store.conversationById(id), at);
-    if (conversation.status === 'closed') return { conversation, closed: false };
+    if (conversation.status === 'closed') return { conversation, closed: false, contact: false };
     store.setStatus(id, 'closed', isoTime(at), 'agent');
     writePushEvents(store, id, 'conversation.closed', at);
-    return { conversation: store.conversationById(id) as Conversation, closed: true };
+    const closed = store.conversationById(id) as Conversation;
+    return { conversation: closed, closed: true, contact: isContact(store, closed.verified_agent) };
   });
 }
 

@@ -3,11 +3,17 @@
 // against the shared maximum and the conversation's share only, never against the pools or a site's
 // share (rules/quotas.ts): no flood of strangers, signed or not, can take a contact's room.
 
+import { siteOf } from '../base/sites.ts';
 import { isoTime } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { ContactKey } from '../store/contacts.ts';
 import type { Store } from '../store/store.ts';
 import { existing } from './conversations.ts';
+
+/** Whether a verified identity is one of the owner's contacts, by itself or by its site. */
+export function isContact(store: Store, identity: string | null): boolean {
+  return identity !== null && store.contacts.isContact(identity, siteOf(identity));
+}
 
 /** The contact a conversation names: the verified agent that opened it; refused for an unsigned opening. */
 export function contactOf(store: Store, id: string): ContactKey {

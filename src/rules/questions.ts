@@ -9,7 +9,7 @@ import { BOUNDS, type QuestionState } from '../base/contract.ts';
 import { isoTime } from '../base/time.ts';
 import { refuse } from '../refusals/refusal.ts';
 import type { Message, Store } from '../store/store.ts';
-import { codePointLength } from './validate.ts';
+import { codePointLength, controlIn } from './validate.ts';
 
 /** A client's question as validated: its choices (trimmed) and its reply-by instant (epoch ms), null when absent. */
 export interface QuestionInput {
@@ -33,7 +33,6 @@ export interface Choice {
   readonly text: string;
 }
 
-const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/; // a choice is one line of plain text: no tab or line feed either
 const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const DAY_MS = 86_400_000;
 
@@ -53,8 +52,8 @@ export function choicesOf(value: unknown, name = 'choices'): string[] | null {
     const length = codePointLength(choice);
     if (length < 1 || length > BOUNDS.choiceMaxChars)
       throw refuse('bad_choices', name, `has ${which} of ${length} characters after trimming`);
-    const control = ANY_CONTROL.exec(choice);
-    if (control) throw refuse('bad_choices', name, `has ${which} holding a control character ${escapedOf(control[0])}`);
+    const control = controlIn(choice); // a choice is one line of plain text: no tab or line feed either
+    if (control !== null) throw refuse('bad_choices', name, `has ${which} holding a control character ${control}`);
     if (!choice.isWellFormed()) throw refuse('bad_choices', name, `has ${which} holding a lone surrogate escape`);
     const twin = seen.get(choice.toLowerCase());
     if (twin !== undefined) throw refuse('bad_choices', name, `has ${which} alike to choice ${twin} (case is ignored)`);
@@ -127,6 +126,17 @@ export function isQuestion(message: Message): boolean {
   return message.author === 'client' && (message.choices != null || message.reply_by != null);
 }
 
+/** A question's stored reply_by; null when it has none, or when it is damaged (a crafted restore). */
+export function storedReplyBy(message: Message): string | null {
+  const replyBy = message.reply_by ?? null;
+  return replyBy !== null && Number.isFinite(Date.parse(replyBy)) ? replyBy : null;
+}
+
+/** A stored question as clients and the owner are shown it: its choices and reply_by, each null when none. */
+export function askedOf(message: Message): { choices: string[] | null; reply_by: string | null } {
+  return { choices: storedChoices(message), reply_by: storedReplyBy(message) };
+}
+
 /** A question's stored choices; null when it has none, or when they are damaged (a crafted restore). */
 export function storedChoices(message: Message): string[] | null {
   if (message.choices == null) return null;
@@ -161,7 +171,8 @@ export function questionState(
   next: Message | undefined,
   now: number,
 ): QuestionState {
-  const deadline = question.reply_by == null ? Infinity : Date.parse(question.reply_by);
+  const replyBy = storedReplyBy(question);
+  const deadline = replyBy === null ? Infinity : Date.parse(replyBy);
   const nextAt = next === undefined ? Infinity : Date.parse(next.created_at);
   const answeredAt =
     answer !== undefined && (next === undefined || answer.seq < next.seq) ? Date.parse(answer.created_at) : Infinity;
@@ -171,7 +182,7 @@ export function questionState(
 }
 
 export function viewOf(question: Message, state: QuestionState): QuestionView {
-  return { seq: question.seq, choices: storedChoices(question), reply_by: question.reply_by ?? null, state };
+  return { seq: question.seq, ...askedOf(question), state };
 }
 
 /** The conversation's newest question with its state at `now` (never superseded: none is newer), or null. */
@@ -220,9 +231,4 @@ export function chosen(store: Store, conversationId: string, given: string, now:
       : choices.findIndex((choice) => choice.toLowerCase() === typed.toLowerCase());
   if (index === -1) throw refuse('no_such_choice', given.slice(0, 60), question.seq, choices.length);
   return { for_seq: question.seq, index, text: choices[index] as string };
-}
-
-/** A control character as a visible escape, such as \\u001b, for a message that must not echo it. */
-function escapedOf(character: string): string {
-  return `\\u${(character.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
 }

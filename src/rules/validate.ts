@@ -157,8 +157,8 @@ export function metadataOf(value: unknown): Record<string, string> {
     if (length > BOUNDS.metadataValueMaxChars)
       throw refuse('too_long', `metadata.${key}`, BOUNDS.metadataValueMaxChars, length);
     if (!item.isWellFormed()) throw refuse('lone_surrogate', `metadata.${key}`);
-    const control = ANY_CONTROL.exec(item);
-    if (control) throw refuse('control_character', `metadata.${key}`, escapedCodePoint(control[0]));
+    const control = controlIn(item);
+    if (control !== null) throw refuse('control_character', `metadata.${key}`, control);
     metadata[key] = item;
   }
   return metadata;
@@ -167,6 +167,12 @@ export function metadataOf(value: unknown): Record<string, string> {
 /** Whether a value has the form of a credential (64 lowercase hex characters). */
 export function isCredentialShaped(value: unknown): value is string {
   return typeof value === 'string' && CREDENTIAL.test(value);
+}
+
+/** The first control character of a line of plain text, as a visible escape (such as \\u001b); null if none. */
+export function controlIn(text: string): string | null {
+  const control = ANY_CONTROL.exec(text);
+  return control === null ? null : escapedCodePoint(control[0]);
 }
 
 /** A character as a visible escape, such as \\u001b, for a message that must not echo it. */

@@ -4,7 +4,7 @@
 
 import { storedMetadata } from '../base/stored-json.ts';
 import type { Conversation, Message } from '../store/store.ts';
-import { choiceOf, isQuestion, storedChoices, type QuestionView } from './questions.ts';
+import { askedOf, choiceOf, isQuestion, type QuestionView } from './questions.ts';
 
 export const PRIVACY_STATEMENT =
   'Your messages are private between you and the one human who runs this service. They are stored in a ' +
@@ -104,6 +104,6 @@ export function messageView(message: Message) {
   const { seq, author, message: text, created_at, verified_agent } = message;
   if (author === 'owner') return { seq, author, message: text, created_at, choice: choiceOf(message) };
   if (!isQuestion(message)) return { seq, author, message: text, created_at, verified_agent };
-  const question = { choices: storedChoices(message), reply_by: message.reply_by ?? null };
+  const question = askedOf(message);
   return { seq, author, message: text, created_at, verified_agent, ...question };
 }

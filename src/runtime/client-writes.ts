@@ -7,7 +7,6 @@
 
 import { randomBytes } from 'node:crypto';
 import type { RunningConfig } from '../base/config.ts';
-import { siteOf } from '../base/sites.ts';
 import { storedMetadata } from '../base/stored-json.ts';
 import { closeByAgent } from '../rules/closing.ts';
 import {
@@ -125,7 +124,7 @@ export function createClientWrites({ store, batch, quotas, now, notifyOwner, con
           seq: done.conversation.last_seq,
           agentName: storedMetadata(conversation.metadata)?.agent_name ?? '',
           verifiedAgent: opener,
-          contact: opener !== null && store.contacts.isContact(opener, siteOf(opener)),
+          contact: done.contact,
           message: 'The agent closed this conversation: its follow-ups now get 410. You may still reply or reopen it.',
         });
       }

@@ -57,10 +57,9 @@ export function pollUpdates(
   waitSeconds: number,
   whenGone: () => AbortSignal,
 ): UpdatesResult | Promise<UpdatesResult> {
+  const held = takePoll(app, conversation, after, waitSeconds); // a poll refused reads nothing more
   const question = currentQuestion(app.store, conversation.id, app.now());
-  if (takePoll(app, conversation, after, waitSeconds)) {
-    return heldUntilNews(app, conversation, after, { seconds: waitSeconds, question }, whenGone);
-  }
+  if (held) return heldUntilNews(app, conversation, after, { seconds: waitSeconds, question }, whenGone);
   return updatesResult(conversation, after, app.config.pollIntervalSeconds, question);
 }
 

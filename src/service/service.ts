@@ -1,7 +1,7 @@
 // Starting and stopping the whole service: used by main.ts and by the tests.
 
 import type { AddressInfo } from 'node:net';
-import { ConfigError, type Config } from '../base/config.ts';
+import type { Config } from '../base/config.ts';
 import { suffixList } from '../base/sites.ts';
 import { shown } from '../base/terminal.ts';
 import { createApp, type AppOptions } from '../runtime/app.ts';
@@ -13,7 +13,6 @@ import { closeGracefully, createHttpServer, SERVER_TIMEOUTS, type ServerTimeouts
 import { Store } from '../store/store.ts';
 import { damagedRows } from '../store/damaged.ts';
 import { MIGRATIONS } from '../store/migrations.ts';
-import { schemaDifferences } from '../store/schema-check.ts';
 import { checkNotifyCommand, startupWarnings } from './startup-checks.ts';
 
 export interface RunningService {
@@ -90,14 +89,6 @@ function migrationOf(store: Store): RunningService['migrated'] {
 
 function openDatabase(store: Store, config: Config): void {
   try {
-    // A file brought in by hand (or by an older restore) may carry a trigger or a view of its own.
-    const differences = schemaDifferences(store.db, MIGRATIONS.length);
-    if (differences.length > 0) {
-      throw new ConfigError(
-        `the database at DB_PATH is not one this service's migrations make (${differences.slice(0, 3).join('; ')}); ` +
-          'restore a backup (npm run -s owner -- restore <file>), which checks it first',
-      );
-    }
     if (store.listings.count() === 0) store.listings.upsert(readListingsFile(config.listingsPath));
     // The owner script enforces the maximum the server runs with, and shows its shares.
     store.transaction(() => store.recordSetting('quotas', JSON.stringify(quotasOf(config))));

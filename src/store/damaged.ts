@@ -1,7 +1,7 @@
-// Rows whose stored JSON is no JSON object (a question's choices: no array): a crafted restore, or a
-// file edited by hand. They are read as damaged wherever they are used (base/stored-json.ts), never a
-// 500 and never the end of an owner's view; this names them, once, when the server starts and when
-// `restore` brings a file in.
+// Rows whose stored JSON is no JSON object (a question's choices: no array; its reply_by: no time): a
+// crafted restore, or a file edited by hand. They are read as damaged wherever they are used
+// (base/stored-json.ts), never a 500 and never the end of an owner's view; this names them, once,
+// when the server starts and when `restore` brings a file in.
 
 import type { DatabaseSync } from 'node:sqlite';
 
@@ -22,6 +22,11 @@ export const DAMAGED_QUERIES = [
     `SELECT conversation_id || ' #' || seq AS name FROM messages
      WHERE (choices IS NOT NULL OR reply_by IS NOT NULL) AND choices IS NOT NULL
        AND NOT CASE WHEN json_valid(choices) THEN json_type(choices) = 'array' ELSE 0 END`,
+  ],
+  [
+    "question's reply_by",
+    `SELECT conversation_id || ' #' || seq AS name FROM messages
+     WHERE (choices IS NOT NULL OR reply_by IS NOT NULL) AND reply_by IS NOT NULL AND julianday(reply_by) IS NULL`,
   ],
 ] as const;
 

@@ -53,9 +53,12 @@ function prepareStatements(db: DatabaseSync) {
               m.choices, m.reply_by, c.metadata
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
        WHERE m.author = 'client' AND m.created_at >= ? ORDER BY m.created_at, m.conversation_id, m.seq`),
-    // Conversations their agent closed, for `watch`: the close is their newest change.
-    agentClosesSince: sql(`SELECT id, changed_at, metadata, verified_agent FROM conversations
-       WHERE closed_by = 'agent' AND changed_at >= ? ORDER BY changed_at, id`),
+    // Conversations their agent closed, for `watch`: the close is their newest change, unless the owner
+    // has replied since (a last word keeps it closed, and moves changed_at to the reply).
+    agentClosesSince: sql(`SELECT id, changed_at, metadata, verified_agent FROM conversations c
+       WHERE closed_by = 'agent' AND changed_at >= ? AND NOT EXISTS (SELECT 1 FROM messages m
+         WHERE m.conversation_id = c.id AND m.seq = c.last_seq AND m.author = 'owner' AND m.created_at = c.changed_at)
+       ORDER BY changed_at, id`),
     // The verified agents seen: a scan of the messages, which the owner runs for `agents`, never a request.
     agents: sql(`SELECT verified_agent AS identity, group_concat(DISTINCT conversation_id) AS conversation_ids,
               count(*) AS messages, max(created_at) AS last_seen

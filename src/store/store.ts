@@ -5,7 +5,8 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from '../base/contract.ts';
 import { CONVERSATION, MESSAGE, type ClosedBy, type Conversation, type Message } from './rows.ts';
-import { migrate } from './migrations.ts';
+import { MIGRATIONS, migrate } from './migrations.ts';
+import { schemaDifferences } from './schema-check.ts';
 import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
 import { ListingTable } from './listing-rows.ts';
@@ -20,6 +21,21 @@ import { QuestionRows } from './questions.ts';
 const BUSY_TIMEOUT_MS = 5000;
 
 export type { Author, ConversationStatus, Conversation, Message };
+
+/**
+ * Refuses a file that is not what this service's migrations make at its version (a file brought in by
+ * hand, or by an older restore, may carry a trigger or a view of its own), before anything runs on it.
+ */
+function refuseForeignSchema(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) return; // migrate() refuses it, naming the newer release to run
+  const differences = schemaDifferences(db, version);
+  if (differences.length === 0) return;
+  throw new Error(
+    `the database at DB_PATH is not one this service's migrations make (${differences.slice(0, 3).join('; ')}); ` +
+      'restore a backup (npm run -s owner -- restore <file>), which checks it first',
+  );
+}
 
 function arrays(statement: StatementSync): StatementSync {
   statement.setReturnArrays(true);
@@ -102,6 +118,7 @@ export class Store {
     try {
       this.db.exec('PRAGMA journal_mode = WAL'); // SQLite gives the -wal and -shm files the database's mode
       this.db.exec('PRAGMA synchronous = FULL'); // a 2xx on a POST means the commit reached the disk
+      refuseForeignSchema(this.db); // before any migration runs: it could fire a file's own trigger
       this.schemaFound = migrate(this.db);
       this.#sql = prepareStatements(this.db);
       this.quotaCounts = new QuotaCounts(this.db);

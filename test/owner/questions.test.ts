@@ -86,6 +86,16 @@ test('inbox: open questions first, soonest reply_by on top, in words; then the r
   assert.deepEqual(json[0].question.choices, ['Tuesday', 'Wednesday']);
   assert.equal(json.find((item: { id: string }) => item.id === expired.id).question.state, 'expired');
   assert.equal(json.find((item: { id: string }) => item.id === plain.id).question, null);
+
+  // A closed or blocked conversation takes no reply: its open question does not ask the owner.
+  assert.equal((await owner(service, ['close', undated.id])).code, 0);
+  assert.equal((await owner(service, ['block', later.id])).code, 0);
+  const all = (await owner(service, ['inbox', '--all'])).stdout.split('\n').filter((line) => /^\S/.test(line));
+  assert.deepEqual(
+    all.slice(0, 2).map((line) => line.slice(0, 8 + 36)),
+    [`ASKING  ${sooner.id}`, `WAITING ${expired.id}`],
+    all.join('\n'),
+  );
 });
 
 test('reply --choose: by number or by text, with or without words; refused with one line', async (t) => {
@@ -106,6 +116,10 @@ test('reply --choose: by number or by text, with or without words; refused with 
   assert.match(chose.stdout, /as seq 2, choosing 2 \(Wednesday\) for question #1\.$/m);
   const answer = await last(byNumber.id, byNumber.token);
   assert.deepEqual([answer.message, answer.choice], ['Wednesday', { for_seq: 1, index: 1, text: 'Wednesday' }]);
+
+  const lastOfTwo = await openConversation(service.url, { message: 'Go?', choices: ['Yes', 'No'] });
+  assert.equal((await owner(service, ['reply', lastOfTwo.id, '--choose', '2'])).code, 0, 'the last choice, by number');
+  assert.equal((await last(lastOfTwo.id, lastOfTwo.token)).choice.text, 'No');
 
   const withWords = await asking();
   assert.equal((await owner(service, ['reply', withWords.id, '--choose', '1', 'Tuesday', 'at', 'ten.'])).code, 0);
@@ -199,7 +213,7 @@ test('a hostile choice is shown escaped in inbox, show, watch, reply and the not
   await watch.waitFor(/Watching for new client messages/);
   const replyBy = inFromNow(2 * HOUR);
   const asked = { message: 'Pick.', choices: [HOSTILE_CHOICE, 'no'], reply_by: replyBy };
-  const { id } = await openConversation(service.url, asked);
+  const { id, token } = await openConversation(service.url, asked);
   await watch.waitFor(/ {6}2\. no/);
   // What only a crafted database can hold: an escape sequence in a stored choice.
   const db = new DatabaseSync(service.dbPath);
@@ -233,4 +247,15 @@ test('a hostile choice is shown escaped in inbox, show, watch, reply and the not
   const exported = JSON.parse((await owner(service, ['export', id])).stdout);
   assert.deepEqual(exported.messages[0].choices, [HOSTILE_CHOICE, `n${ESC}[2Jo`], 'export is the exact channel');
   assert.equal(exported.messages[1].choice.text, HOSTILE_CHOICE);
+
+  // A follow-up's question is told as an opening's is.
+  const laterReplyBy = inFromNow(3 * HOUR);
+  const followed = await request(service.url, 'POST', `/api/v1/conversations/${id}/messages`, {
+    token,
+    key: newKey(),
+    json: { message: 'And now?', choices: ['later', 'never'], reply_by: laterReplyBy },
+  });
+  assert.equal(followed.status, 201, followed.text);
+  await waitUntil(() => readFileSync(notified, 'utf8').includes('1. later'), "the follow-up's question told");
+  assert.ok(readFileSync(notified, 'utf8').includes(`1. later\n2. never\n--\n${laterReplyBy}\n--\n    | And now?`));
 });

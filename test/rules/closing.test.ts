@@ -39,6 +39,9 @@ test('REST: the agent closes its conversation once; a repeat answers it; follow-
   const record = await request(service.url, 'GET', base(conversation.id), { token: conversation.token });
   assert.equal(record.body.closed_by, 'agent', 'still readable');
   assert.equal((await request(service.url, 'GET', base(other.id), { token: other.token })).body.closed_by, null);
+  assert.equal((await runOwner(service.dbPath, ['close', other.id])).code, 0);
+  const byOwner = await close(other.id, other.token);
+  assert.deepEqual([byOwner.status, byOwner.body.closed_by], [200, 'owner'], "the owner's close stays the owner's");
 });
 
 test('the owner sees the close in inbox, show, watch and the notifier; may reply, then reopen', async (t) => {
@@ -51,21 +54,30 @@ test('the owner sees the close in inbox, show, watch and the notifier; may reply
   await watch.waitFor(/Watching/);
   const conversation = await openConversation(service.url, { message: 'hello' });
   await request(service.url, 'POST', `${base(conversation.id)}/close`, { token: conversation.token });
+  await request(service.url, 'POST', `${base(conversation.id)}/close`, { token: conversation.token }); // a repeat
   await watch.waitFor(new RegExp(`${conversation.id} {2}closed by the agent`));
-  await watch.interrupt();
   const owner = async (...args: string[]) => {
     const ran = await runOwner(service.dbPath, args);
     assert.equal(ran.code, 0, `${args.join(' ')}: ${ran.stderr}`);
     return ran.stdout;
   };
+  assert.match(await owner('reply', conversation.id, 'Seen, thanks.'), /as seq 2/);
+  const later = await openConversation(service.url, { message: 'after the last word' });
+  await watch.waitFor(new RegExp(`${later.id} {2}#1`));
+  await watch.interrupt();
+  const closes = watch.output().split('\n').filter((line) => line.includes('closed by the agent'));
+  assert.equal(closes.length, 1, "the owner's last word is not a second close");
   assert.match(await owner('inbox', '--all'), new RegExp(`${conversation.id} {2}closed by the agent`));
   assert.match(await owner('show', conversation.id), /status +closed \(by the agent\)/);
-  await waitUntil(() => readFileSync(told, 'utf8').trim().split('\n').length === 2, 'two notifications');
+  // Notifications run in order: once the next conversation's is told, a repeat close's would have been.
+  const next = await openConversation(service.url, { message: 'the next one' });
+  await waitUntil(() => readFileSync(told, 'utf8').includes(next.id), "the next conversation's notification");
   assert.deepEqual(readFileSync(told, 'utf8').trim().split('\n'), [
     `message|1|${conversation.id}`,
     `closed||${conversation.id}`,
+    `message|1|${later.id}`,
+    `message|1|${next.id}`,
   ]);
-  assert.match(await owner('reply', conversation.id, 'Noted, thank you.'), /as seq 2/);
   const record = await request(service.url, 'GET', base(conversation.id), { token: conversation.token });
   assert.deepEqual([record.body.status, record.body.latest_owner_seq], ['closed', 2], 'a last word; still closed');
   await owner('reopen', conversation.id);

@@ -127,3 +127,18 @@ test('a wait whose question has no reply_by, or has it after the wait, ends as b
   assert.equal(answered.body.question.state, 'answered', 'the owner wrote: answered at once');
   assert.equal(answered.body.new_reply, true);
 });
+
+test('an answered question does not cut a wait at its reply_by, nor let the next poll in early', async (t) => {
+  // Stands still while the wait runs its real 2 s; starts now, as the owner script's real clock does.
+  const clock = fakeClock(new Date().toISOString());
+  const service = await startTestService(t, { now: clock.now });
+  const asked = { message: 'Go?', choices: ['go', 'stop'], reply_by: new Date(clock.now() + 61_000).toISOString() };
+  const conversation = await openConversation(service.url, asked);
+  assert.equal((await runOwner(service.dbPath, ['reply', conversation.id, '--choose', 'go'])).code, 0);
+  clock.advance(59_500); // reply_by is now 1.5 s away, inside the wait
+  const url = `/api/v1/conversations/${conversation.id}/updates?after=2&wait=2`;
+  const held = await request(service.url, 'GET', url, { token: conversation.token });
+  assert.deepEqual([held.status, held.body.question.state, held.body.new_reply], [200, 'answered', false]);
+  const next = await request(service.url, 'GET', url.replace('wait=2', 'wait=0'), { token: conversation.token });
+  assert.equal(next.status, 429, 'no news was told: the minute holds');
+});

@@ -71,14 +71,42 @@ test('damaged listings and metadata are named on restore and at start-up; everyt
   );
 });
 
-test("a question's damaged choices are named, found through the questions' index alone", (t) => {
+test("a question's damaged choices or reply_by are named, found through the questions' index alone", (t) => {
   const store = memoryStore(t);
   const { id } = seedConversation(store).conversation;
   addMessage(store, id, 'client', 'Which?', '2026-03-10T12:01:00.000Z', { beside: { choices: '["A","B"]' } });
   addMessage(store, id, 'client', 'Or?', '2026-03-10T12:02:00.000Z', { beside: { choices: '{not json' } });
   addMessage(store, id, 'client', 'And?', '2026-03-10T12:03:00.000Z', { beside: { choices: '{"a":1}' } });
-  assert.deepEqual(damagedRows(store.db), [`question's choices ${id} #3`, `question's choices ${id} #4`]);
-  const [, sql] = DAMAGED_QUERIES.find(([what]) => what === "question's choices") ?? ['', ''];
-  const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
-  assert.ok(plan.some((step) => step.includes('messages_questions')), plan.join(' | '));
+  const when = { reply_by: '2026-03-11T12:00:00.000Z' };
+  addMessage(store, id, 'client', 'By?', '2026-03-10T12:04:00.000Z', { beside: when });
+  addMessage(store, id, 'client', 'Late?', '2026-03-10T12:05:00.000Z', { beside: { reply_by: 'garbage' } });
+  assert.deepEqual(damagedRows(store.db), [
+    `question's choices ${id} #3`,
+    `question's choices ${id} #4`,
+    `question's reply_by ${id} #6`,
+  ]);
+  for (const [what, sql] of DAMAGED_QUERIES.filter(([what]) => what.startsWith("question's"))) {
+    const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+    assert.ok(plan.some((step) => step.includes('messages_questions')), `${what}: ${plan.join(' | ')}`);
+  }
+});
+
+test('a damaged reply_by is shown as none: the conversation, inbox and show still answer', async (t) => {
+  const service = await startTestService(t);
+  const replyBy = new Date(Date.now() + 3_600_000).toISOString();
+  const asked = { message: 'Which?', choices: ['A', 'B'], reply_by: replyBy };
+  const conversation = await openConversation(service.url, asked);
+  const db = new DatabaseSync(service.dbPath);
+  db.prepare("UPDATE messages SET reply_by = 'garbage' WHERE conversation_id = ?").run(conversation.id);
+  db.close();
+  const record = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}`, {
+    token: conversation.token,
+  });
+  assert.equal(record.status, 200);
+  assert.deepEqual(record.body.question, { seq: 1, choices: ['A', 'B'], reply_by: null, state: 'open' });
+  for (const command of [['inbox'], ['show', conversation.id]]) {
+    const ran = await runOwner(service.dbPath, command);
+    assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
+    assert.match(ran.stdout, /no reply-by time/, command.join(' '));
+  }
 });

@@ -8,6 +8,7 @@ import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { MIGRATIONS, migrate } from '../../src/store/migrations.ts';
 import { openConversation, request, runCommand, runOwner, startTestService, tempDir, ROOT } from '../helpers.ts';
 
 /** A backup of the service's database, then changed by `sql` run with SQLite's defensive mode off. */
@@ -82,4 +83,24 @@ test('planner statistics (ANALYZE) are no code: a backup with them is restored',
   const file = await craftedBackup(service.dbPath, dir, 'ANALYZE');
   const restored = await runOwner(service.dbPath, ['restore', file]);
   assert.equal(restored.code, 0, restored.stderr);
+});
+
+test("an older file's own trigger is refused before a migration could fire it", async (t) => {
+  const file = path.join(tempDir(t), 'older.db');
+  const older = new DatabaseSync(file);
+  migrate(older, MIGRATIONS.slice(0, 7)); // migration 8 updates every closed conversation
+  older.exec(`INSERT INTO conversations (id, token_hash, creation_key, status, metadata, created_at, expires_at,
+      last_seq, latest_owner_seq, changed_at) VALUES ('c1', randomblob(32), 'k1', 'closed', '{}',
+      '2026-03-10T12:00:00.000Z', '2027-03-10T12:00:00.000Z', 0, 0, '2026-03-10T12:00:00.000Z')`);
+  older.exec(`CREATE TRIGGER planted AFTER UPDATE ON conversations
+    BEGIN INSERT INTO settings (name, value) VALUES ('planted', 'ran'); END`);
+  older.close();
+  const started = await runCommand(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { DB_PATH: file, PORT: '0' } });
+  assert.equal(started.code, 1);
+  assert.match(started.stderr, /^Cannot start: the database at DB_PATH is not one .*there is a trigger planted/m);
+  const after = new DatabaseSync(file, { readOnly: true });
+  t.after(() => after.close());
+  assert.equal(after.prepare("SELECT 1 FROM settings WHERE name = 'planted'").get(), undefined, 'nothing ran');
+  const { user_version: version } = after.prepare('PRAGMA user_version').get() as { user_version: number };
+  assert.equal(version, 7, 'nor was it migrated');
 });

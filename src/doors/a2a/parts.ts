@@ -3,14 +3,7 @@
 // them as REST's fields). Out: one text part, and a `data` part where the message carries a question
 // (its choices and reply_by) or the owner's choice (`{"choice": {...}}`).
 
-import {
-  NO_QUESTION,
-  choiceOf,
-  isQuestion,
-  questionOf,
-  storedChoices,
-  type QuestionInput,
-} from '../../rules/questions.ts';
+import { askedOf, choiceOf, isQuestion, NO_QUESTION, questionOf, type QuestionInput } from '../../rules/questions.ts';
 import { fieldsOf, messageText } from '../../rules/validate.ts';
 import type { Message } from '../../store/store.ts';
 import { a2aRefusal } from './errors.ts';
@@ -68,6 +61,5 @@ export function outboundParts(row: Message) {
   const choice = row.author === 'owner' ? choiceOf(row) : null;
   if (choice !== null) return [text, { data: { choice }, mediaType: 'application/json' }];
   if (!isQuestion(row)) return [text];
-  const question = { choices: storedChoices(row), reply_by: row.reply_by ?? null };
-  return [text, { data: question, mediaType: 'application/json' }];
+  return [text, { data: askedOf(row), mediaType: 'application/json' }];
 }
