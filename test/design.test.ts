@@ -1,6 +1,7 @@
 // The layers of src/ as docs/design.md's map states them: every import goes to the folder's own
 // files or to a folder its row names, no import circle exists (type-only imports included), and
-// every path the documentation names exists. The map cannot go stale without this failing.
+// every path the documentation names exists. The map cannot go stale without this failing. And
+// every file keeps the house sizes: under 300 lines, lines of at most 120 characters.
 
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -141,7 +142,8 @@ test("the walk-through's functions are each defined in the file named before the
     if (name === undefined) continue;
     assert.ok(file !== null, `${name}() comes after a file`);
     const text = readFileSync(path.join(ROOT, file), 'utf8');
-    const defined = new RegExp(`(?:function\\s+${name}\\b|^\\s*(?:async\\s+)?${name}\\s*[(<]|const\\s+${name}\\s*=)`, 'm');
+    const definitions = [`function\\s+${name}\\b`, `^\\s*(?:async\\s+)?${name}\\s*[(<]`, `const\\s+${name}\\s*=`];
+    const defined = new RegExp(`(?:${definitions.join('|')})`, 'm');
     if (!defined.test(text)) missing.push(`${name}() in ${file}`);
     checked.push(name);
   }
@@ -161,4 +163,16 @@ test('each row of the map allows only layers its files import', () => {
     for (const name of allowed) if (!imported.has(name)) unused.push(`${place} may import ${name}, but does not`);
   }
   assert.deepEqual(unused, []);
+});
+
+test('every file of src/ and test/ is under 300 lines, of at most 120 characters each', () => {
+  const files = [...sourceFiles(), ...sourceFiles(path.join(ROOT, 'test'))];
+  assert.ok(files.length > 100, 'the files were found');
+  for (const file of files) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const counted = lines.at(-1) === '' ? lines.length - 1 : lines.length;
+    assert.ok(counted < 300, `${path.relative(ROOT, file)} has ${counted} lines`);
+    const long = lines.findIndex((line) => line.length > 120);
+    assert.equal(long, -1, `${path.relative(ROOT, file)}:${long + 1} is over 120 characters`);
+  }
 });

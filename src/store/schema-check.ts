@@ -80,3 +80,18 @@ export function schemaDifferences(db: DatabaseSync, version: number): string[] {
   }
   return differences;
 }
+
+/**
+ * Refuses a file that is not what this service's migrations make at its version (a file brought in by
+ * hand, or by an older restore, may carry a trigger or a view of its own), before anything runs on it.
+ */
+export function refuseForeignSchema(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) return; // migrate() refuses it, naming the newer release to run
+  const differences = schemaDifferences(db, version);
+  if (differences.length === 0) return;
+  throw new Error(
+    `the database at DB_PATH is not one this service's migrations make (${differences.slice(0, 3).join('; ')}); ` +
+      'restore a backup (npm run -s owner -- restore <file>), which checks it first',
+  );
+}

@@ -5,8 +5,8 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Author, ConversationStatus } from '../base/contract.ts';
 import { CONVERSATION, MESSAGE, type ClosedBy, type Conversation, type Message } from './rows.ts';
-import { MIGRATIONS, migrate } from './migrations.ts';
-import { schemaDifferences } from './schema-check.ts';
+import { migrate } from './migrations.ts';
+import { refuseForeignSchema } from './schema-check.ts';
 import { copyDatabase, createPrivately } from './files.ts';
 import { OutboxTable } from './outbox.ts';
 import { ListingTable } from './listing-rows.ts';
@@ -21,21 +21,6 @@ import { QuestionRows } from './questions.ts';
 const BUSY_TIMEOUT_MS = 5000;
 
 export type { Author, ConversationStatus, Conversation, Message };
-
-/**
- * Refuses a file that is not what this service's migrations make at its version (a file brought in by
- * hand, or by an older restore, may carry a trigger or a view of its own), before anything runs on it.
- */
-function refuseForeignSchema(db: DatabaseSync): void {
-  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (version > MIGRATIONS.length) return; // migrate() refuses it, naming the newer release to run
-  const differences = schemaDifferences(db, version);
-  if (differences.length === 0) return;
-  throw new Error(
-    `the database at DB_PATH is not one this service's migrations make (${differences.slice(0, 3).join('; ')}); ` +
-      'restore a backup (npm run -s owner -- restore <file>), which checks it first',
-  );
-}
 
 function arrays(statement: StatementSync): StatementSync {
   statement.setReturnArrays(true);

@@ -239,10 +239,12 @@ test('a hostile choice is shown escaped in inbox, show, watch, reply and the not
   await watch.interrupt();
   assertInert(watch.output(), 'watch');
   assert.ok(watch.output().includes(`      1. ${shownChoice}\n      2. no\n`));
-  await waitUntil(() => existsSync(notified) && readFileSync(notified, 'utf8').includes('2. no'), 'the notifier ran');
+  // The notifier writes its choices, then the message: wait for the whole of it, not the first part.
+  const opening = `1. ${shownChoice}\n2. no\n--\n${replyBy}\n--\n    | Pick.\n    question, reply by`;
+  await waitUntil(() => existsSync(notified) && readFileSync(notified, 'utf8').includes(opening), 'the notifier ran');
   const text = readFileSync(notified, 'utf8');
   assertInert(text, 'the notifier');
-  assert.ok(text.startsWith(`1. ${shownChoice}\n2. no\n--\n${replyBy}\n--\n    | Pick.\n    question, reply by`), text);
+  assert.ok(text.startsWith(opening), text);
 
   const exported = JSON.parse((await owner(service, ['export', id])).stdout);
   assert.deepEqual(exported.messages[0].choices, [HOSTILE_CHOICE, `n${ESC}[2Jo`], 'export is the exact channel');
@@ -256,6 +258,7 @@ test('a hostile choice is shown escaped in inbox, show, watch, reply and the not
     json: { message: 'And now?', choices: ['later', 'never'], reply_by: laterReplyBy },
   });
   assert.equal(followed.status, 201, followed.text);
-  await waitUntil(() => readFileSync(notified, 'utf8').includes('1. later'), "the follow-up's question told");
-  assert.ok(readFileSync(notified, 'utf8').includes(`1. later\n2. never\n--\n${laterReplyBy}\n--\n    | And now?`));
+  // The notifier writes its choices, then the message: wait for the whole of it, not the first part.
+  const told = `1. later\n2. never\n--\n${laterReplyBy}\n--\n    | And now?`;
+  await waitUntil(() => readFileSync(notified, 'utf8').includes(told), "the follow-up's question told whole");
 });
