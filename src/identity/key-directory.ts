@@ -4,8 +4,11 @@
 // - a directory is kept for its max-age clamped to 5 min – 24 h (1 h when absent); a keyid it does not
 //   hold makes one new fetch, at most once a minute per directory (an operator rotating a key in);
 // - a fetch that answers 404 or 410 withdraws the directory's keys at once; any other failure keeps
-//   them, for at most 24 h after the last good fetch, and is remembered 5 min per host (not per URL),
-//   so a host that fails is not asked again for any of its directories meanwhile;
+//   them, for at most 24 h after the last good fetch; every failure is remembered 5 min. A host that
+//   failed (no answer, a time-out, a refusal, a 5xx) is remembered per host, so none of its directories
+//   is asked for meanwhile; a host that answered, but not with a key directory (404, 410, another status,
+//   a body that is not a JWK Set), is remembered for that URL only: anyone can name a page of a host
+//   that is not a directory, and that must not make the host's real agents wait;
 // - only good fetches are kept as directories, and past the bounds the oldest that never verified
 //   anyone goes first: a failed or refused fetch never pushes out a directory that verified someone;
 // - bounded: directories and bytes held, hosts remembered, fetches in flight in all and per client
@@ -16,7 +19,7 @@ import type { KeyObject } from 'node:crypto';
 import { keyDirectoryMember } from './jwk.ts';
 import { excerpt } from './problems.ts';
 
-/** What the outbound guard answered; it throws an Error whose message can be shown when it could not. */
+/** What the host answered; the fetch throws an Error whose message can be shown when the host gave no answer. */
 export interface KeyDirectoryAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -43,13 +46,14 @@ export interface KeyDirectoriesOptions {
 export const DEFAULT_MAX_AGE_SECONDS = 3_600; // verified-agents.md: a directory without max-age is kept an hour
 export const MIN_MAX_AGE_SECONDS = 300; // a directory is not fetched again sooner, whatever it says
 export const MAX_MAX_AGE_SECONDS = 86_400; // nor kept longer: a removed key stops verifying within a day
-export const FAILURE_SECONDS = 300; // a host whose fetch failed is not asked again for 5 min (the draft's bound)
+export const FAILURE_SECONDS = 300; // a host (or URL) whose fetch failed is not asked again for 5 min
 export const ROTATION_SECONDS = 60; // an unknown keyid refetches a directory at most once a minute
 export const KEYS_OUTLIVE_SECONDS = 86_400; // keys outlive failed fetches by a day after the last good one
 export const MAX_KEYS_READ = 32; // keys read from one JWK Set; an agent rotating needs two or three
 export const MAX_KEY_DIRECTORIES = 1_000; // agents remembered; past it the oldest is fetched again when next needed
 export const MAX_BYTES = 4 * 1024 * 1024; // estimated memory of what is kept (KEY_BYTES a key)
-export const MAX_FAILED_HOSTS = 1_000; // hosts remembered as failing; past it the oldest failure is forgotten
+export const MAX_FAILURES = 1_000; // hosts and URLs remembered as failing; past it the oldest is forgotten
+export const MAX_DIRECTORY_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
 export const MAX_IN_FLIGHT = 8; // directory fetches at once; each holds a socket for up to the guard's time-out
 export const MAX_IN_FLIGHT_PER_CLIENT = 2; // of them, from one client address: one address cannot take them all
 export const BUSY_RETRY_AFTER_SECONDS = 10; // a fetch in flight ends within the outbound guard's 10 s time-out
@@ -71,6 +75,12 @@ interface KeyDirectory {
   readonly bytes: number;
 }
 
+/** A failed fetch as remembered: what to tell the agents, and until when (ms). */
+interface Failure {
+  readonly problem: string;
+  readonly until: number;
+}
+
 /** What a fetch came to: the directory kept (or none), or why it failed, and whether that withdrew it. */
 type Outcome = { readonly directory: KeyDirectory } | { readonly failure: string; readonly withdrawn: boolean };
 
@@ -80,7 +90,7 @@ export class KeyDirectories {
   readonly #maxBytes: number;
   readonly #maxInFlight: number;
   readonly #directories = new Map<string, KeyDirectory>(); // in the order written, oldest first
-  readonly #failedHosts = new Map<string, { readonly problem: string; readonly until: number }>();
+  readonly #failures = new Map<string, Failure>(); // by host when the host failed, by URL when it answered
   readonly #inFlight = new Map<string, Promise<Outcome>>();
   readonly #inFlightByClient = new Map<string, number>();
   #bytes = 0;
@@ -104,8 +114,8 @@ export class KeyDirectories {
       if (now < known.triedAt + ROTATION_SECONDS * 1000) return { kind: 'unknown-key' };
     }
     const host = new URL(keyDirectoryUrl).host;
-    const failed = this.#failedHosts.get(host);
-    if (failed !== undefined && now < failed.until) {
+    const failed = this.#failure(keyDirectoryUrl, now);
+    if (failed !== undefined) {
       return key !== undefined ? this.#found(keyDirectoryUrl, known!, key, now) : unavailable(failed, now);
     }
     const fetching = this.#inFlight.get(keyDirectoryUrl) ?? this.#start(keyDirectoryUrl, host, now, client);
@@ -148,8 +158,14 @@ export class KeyDirectories {
     }
     const kept = this.#directories.get(url);
     if (!outcome.withdrawn && earlier !== undefined && kept !== undefined) return this.#found(url, kept, earlier, now);
-    const failed = this.#failedHosts.get(new URL(url).host);
+    const failed = this.#failure(url, now);
     return failed === undefined ? { kind: 'unknown-key' } : unavailable(failed, now);
+  }
+
+  /** The failure remembered for the directory's host, or else for the directory itself, while it lasts. */
+  #failure(url: string, now: number): Failure | undefined {
+    const failed = this.#failures.get(new URL(url).host) ?? this.#failures.get(url);
+    return failed !== undefined && now < failed.until ? failed : undefined;
   }
 
   /** Starts the one fetch of a directory, unless the fetches in flight (in all, or the client's) are at their bound. */
@@ -174,16 +190,17 @@ export class KeyDirectories {
       fetched = await this.#fetchKeyDirectory(new URL(url));
     } catch (err) {
       if (err instanceof KeyDirectoryBusy) throw err; // nothing was asked: nothing to remember
-      return this.#failed(url, host, err instanceof Error ? err.message : String(err), false, now);
+      return this.#failed(host, url, err instanceof Error ? err.message : String(err), false, now);
     }
     if (fetched.status === 404 || fetched.status === 410) {
-      return this.#failed(url, host, `it answered ${fetched.status}: its keys are withdrawn`, true, now);
+      return this.#failed(url, url, `it answered ${fetched.status}: its keys are withdrawn`, true, now);
     }
+    const failing = fetched.status >= 500 ? host : url; // a 5xx is the host's failure, as a time-out is
     let keys: Map<string, KeyObject>;
     try {
       keys = readJwkSet(fetched);
     } catch (err) {
-      return this.#failed(url, host, (err as Error).message, false, now);
+      return this.#failed(failing, url, (err as Error).message, false, now);
     }
     const freshUntil = now + maxAgeSeconds(fetched.headers['cache-control']) * 1000;
     const usedAt = this.#directories.get(url)?.usedAt ?? null;
@@ -193,15 +210,18 @@ export class KeyDirectories {
     return { directory };
   }
 
-  /** A failed fetch: the host remembered (bounded), the directory withdrawn or its keys kept as they were. */
-  #failed(url: string, host: string, reason: string, withdrawn: boolean, now: number): Outcome {
+  /**
+   * A failed fetch: what failed (the host, or the directory's URL) remembered, bounded; the directory
+   * withdrawn or its keys kept as they were.
+   */
+  #failed(failing: string, url: string, reason: string, withdrawn: boolean, now: number): Outcome {
     const shown = reason.length <= MAX_REASON_LENGTH ? reason : `${reason.slice(0, MAX_REASON_LENGTH)}…`;
     const problem = `the key directory ${excerpt(url)} could not be fetched: ${shown}`;
-    this.#failedHosts.delete(host); // written again as the newest
-    this.#failedHosts.set(host, { problem, until: now + FAILURE_SECONDS * 1000 });
-    for (const oldest of this.#failedHosts.keys()) {
-      if (this.#failedHosts.size <= MAX_FAILED_HOSTS) break;
-      this.#failedHosts.delete(oldest);
+    this.#failures.delete(failing); // written again as the newest
+    this.#failures.set(failing, { problem, until: now + FAILURE_SECONDS * 1000 });
+    for (const oldest of this.#failures.keys()) {
+      if (this.#failures.size <= MAX_FAILURES) break;
+      this.#failures.delete(oldest);
     }
     const known = this.#directories.get(url);
     if (withdrawn) this.#drop(url);
@@ -231,7 +251,7 @@ export class KeyDirectories {
   }
 }
 
-function unavailable(failed: { readonly problem: string; readonly until: number }, now: number): KeyLookup {
+function unavailable(failed: Failure, now: number): KeyLookup {
   const retryAfterSeconds = Math.max(1, Math.ceil((failed.until - now) / 1000));
   return { kind: 'unavailable', problem: failed.problem, retryAfterSeconds };
 }
@@ -239,6 +259,8 @@ function unavailable(failed: { readonly problem: string; readonly until: number 
 /** The Ed25519 keys of a 200 answer holding a JWK Set, by thumbprint; throws an Error naming what is wrong. */
 function readJwkSet(fetched: KeyDirectoryAnswer): Map<string, KeyObject> {
   if (fetched.status !== 200) throw new Error(`it answered ${fetched.status}, not 200`);
+  if (fetched.body.length > MAX_DIRECTORY_BYTES)
+    throw new Error(`its body is larger than ${MAX_DIRECTORY_BYTES} bytes`);
   let set: unknown;
   try {
     set = JSON.parse(fetched.body.toString('utf8'));

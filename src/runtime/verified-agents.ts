@@ -10,7 +10,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_VERSION } from '../base/version.ts';
-import { KeyDirectoryBusy, KeyDirectories, type KeyDirectoryAnswer } from '../identity/key-directory.ts';
+import {
+  KeyDirectoryBusy,
+  KeyDirectories,
+  MAX_DIRECTORY_BYTES,
+  type KeyDirectoryAnswer,
+} from '../identity/key-directory.ts';
 import { judgeBeforeKey, judgeSignature, readSignature, type SignedRequest } from '../identity/signed-request.ts';
 import { sendOutbound, type OutboundPolicy } from '../outbound/guard.ts';
 import { OutboundBusy } from '../outbound/lookups.ts';
@@ -20,7 +25,6 @@ import { networkOf } from '../rules/rates.ts';
 import type { SignatureUse } from '../rules/signatures.ts';
 
 const KEY_DIRECTORY_TIMEOUT_MS = 5_000; // a key directory answers at once; an agent's request waits for it
-const KEY_DIRECTORY_MAX_BYTES = 64 * 1024; // 32 keys are a few KiB: a larger body is not a key directory
 const KEY_DIRECTORY_TYPES =
   'application/http-message-signatures-directory+json, application/jwk-set+json, application/json';
 
@@ -46,18 +50,14 @@ export function createKeyDirectories(policy: OutboundPolicy): KeyDirectories {
 async function fetchKeyDirectory(url: URL, policy: OutboundPolicy): Promise<KeyDirectoryAnswer> {
   const userAgent = `agent-contact-service/${SERVICE_VERSION} (key directory)`;
   const headers = { accept: KEY_DIRECTORY_TYPES, 'user-agent': userAgent };
-  const maxBodyBytes = KEY_DIRECTORY_MAX_BYTES + 1; // one byte more: a body that fills it is too large
+  const maxBodyBytes = MAX_DIRECTORY_BYTES + 1; // one byte more: a body that fills it is too large
   const request = { method: 'GET' as const, headers, timeoutMs: KEY_DIRECTORY_TIMEOUT_MS, maxBodyBytes };
-  let answer;
   try {
-    answer = await sendOutbound(url, request, policy);
+    return await sendOutbound(url, request, policy);
   } catch (err) {
     if (err instanceof OutboundBusy) throw new KeyDirectoryBusy(err.message);
     throw err;
   }
-  const max = KEY_DIRECTORY_MAX_BYTES;
-  if (answer.body.length > max) throw new Error(`its body is larger than ${max} bytes`);
-  return answer;
 }
 
 /** A verified request's signer: the identity, and the signature as a write uses it (rules/signatures.ts). */

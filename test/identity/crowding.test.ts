@@ -3,7 +3,8 @@
 // tarpit key directories holds at most two fetches while a known agent, and a new one elsewhere, are
 // verified; a flood of instantly refused directories does not push out a known one; names that never
 // resolve hold only the key directories' own lookup, so webhooks are still registered and delivered;
-// a key rotated in is found within a minute, and a directory that answers 404 withdraws its keys.
+// a key rotated in is found within a minute, and a directory that answers 404 withdraws its keys;
+// naming a page of an agent's host that is not a directory does not make that host's agents wait.
 
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
@@ -135,4 +136,24 @@ test('a key rotated in is found within a minute; a directory that answers 404 wi
   const withdrawn = await openFrom(service, '127.0.0.1', at({ key: A, agent: directory.origin }));
   assert.equal(withdrawn.status, 503, withdrawn.text);
   assert.match(withdrawn.body.error.message, /answered 404: its keys are withdrawn/);
+});
+
+test("naming a page of an agent's host that is not a key directory keeps none of its agents waiting", async (t) => {
+  const directory = await startKeyDirectory(t, [KEY]);
+  const real = directory.answer;
+  directory.answer = (req, res) => {
+    if (req.url === '/.well-known/http-message-signatures-directory') return real(req, res);
+    if (req.url === '/gone') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a page</html>');
+  };
+  const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1' } });
+  for (const page of ['/gone', '/about']) {
+    const poisoned = await openFrom(service, '10.6.6.6', { key: KEY, agent: `${directory.origin}${page}` });
+    assert.equal(poisoned.status, 503, poisoned.text);
+    assert.equal(poisoned.body.error.reason, 'key_directory_unavailable');
+  }
+  const agent = await openFrom(service, '10.0.0.9', { key: KEY, agent: directory.origin });
+  assert.equal(agent.status, 201, agent.text);
+  assert.equal(agent.body.verified_agent, directory.origin);
+  assert.deepEqual(directory.fetched, ['/gone', '/about', '/.well-known/http-message-signatures-directory']);
 });

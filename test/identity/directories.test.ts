@@ -50,7 +50,7 @@ test('a directory that answers 500, redirects, is too large or not JSON: 503 nam
     ['/large', /larger than 65536 bytes/],
     ['/not-json', /not JSON/],
   ];
-  // A failure is remembered for its host: each case on a host of its own.
+  // A 5xx is remembered for its host: each case on a host of its own.
   const onHost = (n: number) => directory.origin.replace('agent.test', `site${n}.test`);
   for (const [n, [path, says]] of cases.entries()) {
     const answer = await open(service, { key: KEY, agent: `${onHost(n + 1)}${path}` });

@@ -1,6 +1,7 @@
 // The key directories' rules (src/identity/key-directory.ts) with a fake fetcher and the clock passed
 // in: what is kept and for how long, rotation and withdrawal, what a failure keeps and for whom (per
-// host), and what is read of a JWK Set. Bounds and fetches in flight: key-directory-bounds.test.ts.
+// host, or per URL when the host answered), and what is read of a JWK Set. Bounds and fetches in
+// flight: key-directory-bounds.test.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -75,7 +76,11 @@ test('max-age is clamped to 5 minutes and 24 hours, is 1 hour when absent, and n
 });
 
 test('the clamped max-age decides when a directory is fetched again', async () => {
-  for (const [cacheControl, seconds] of [['max-age=10', 300], ['max-age=999999', 86_400], [undefined, 3600]] as const) {
+  for (const [cacheControl, seconds] of [
+    ['max-age=10', 300],
+    ['max-age=999999', 86_400],
+    [undefined, 3600],
+  ] as const) {
     const { calls, keys } = directories(() => jwkSet([publicJwk(A)], cacheControl));
     await keys.keyFor(DIRECTORY, A.keyid, T0, 'c1');
     await keys.keyFor(DIRECTORY, A.keyid, T0 + (seconds - 1) * SECOND, 'c1');
@@ -159,6 +164,32 @@ test('a failure is remembered per host: no directory of that host is fetched for
   assert.equal(calls.length, 3, 'asked again after 5 minutes');
 });
 
+test('a host that answered, but not with a directory, is remembered for that URL only', async () => {
+  const pages: Record<string, KeyDirectoryAnswer> = {
+    '/gone': { status: 404, headers: {}, body: Buffer.from('') },
+    '/page': { status: 200, headers: {}, body: Buffer.from('<html>') },
+    '/forbidden': { status: 403, headers: {}, body: Buffer.from('') },
+    '/large': { status: 200, headers: {}, body: Buffer.alloc(64 * 1024 + 1, 32) },
+  };
+  const { calls, keys } = directories((url) => pages[url.pathname] ?? jwkSet([publicJwk(A)]));
+  const url = (path: string) => `https://agent.example${path}`;
+  for (const [path, n] of Object.keys(pages).map((path, i) => [path, i] as const)) {
+    assert.equal((await keys.keyFor(url(path), A.keyid, T0 + n * SECOND, 'attacker')).kind, 'unavailable', path);
+    assert.equal((await keys.keyFor(url(path), A.keyid, T0 + 60 * SECOND, 'attacker')).kind, 'unavailable', path);
+  }
+  assert.equal(calls.length, 4, 'each failing URL is fetched once in its 5 minutes');
+  assert.deepEqual(keyOf(await keys.keyFor(DIRECTORY, A.keyid, T0 + 61 * SECOND, 'agent')), publicJwk(A));
+  assert.equal(calls.at(-1), DIRECTORY, "the host's real directory is still asked");
+  const fivexx = directories(() => ({ status: 503, headers: {}, body: Buffer.from('') }));
+  await fivexx.keys.keyFor(url('/down'), A.keyid, T0, 'c1');
+  assert.equal(
+    (await fivexx.keys.keyFor(DIRECTORY, A.keyid, T0, 'c1')).kind,
+    'unavailable',
+    'a 5xx is the host failing',
+  );
+  assert.equal(fivexx.calls.length, 1);
+});
+
 test('a later successful fetch without a key removes it', async () => {
   const { keys } = directories((_, call) =>
     call === 1 ? jwkSet([publicJwk(A), publicJwk(B)], 'max-age=300') : jwkSet([publicJwk(B)]),
@@ -183,4 +214,3 @@ test('at most 32 keys are read from a JWK Set, and keys other than OKP/Ed25519 a
   const b = await keys.keyFor(DIRECTORY, B.keyid, T0, 'c1');
   assert.deepEqual(b, { kind: 'unknown-key' }, 'the 33rd member is not read');
 });
-
