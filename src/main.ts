@@ -26,7 +26,13 @@ try {
       console.error('Requests still in flight after 10 s; exiting anyway');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    service.close().then(() => process.exit(0));
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`Could not close cleanly: ${(err as Error).message ?? String(err)}`);
+        process.exit(1);
+      },
+    );
   };
   // Before the line that says it listens: whoever reads that line may stop it at once, and a
   // SIGTERM with no listener yet would kill it mid-sentence, without the graceful close.

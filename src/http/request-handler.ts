@@ -38,6 +38,8 @@ interface Exchange {
   /** the body as read (undefined until it is), and whether reading it was begun */
   body: unknown;
   bodyRead: boolean;
+  /** false once refused by the request rate: nothing more of it is read, not even a JSON-RPC id */
+  mayRead: boolean;
 }
 
 // A refusal made before the body was wanted reads a body this small, at most, to echo its JSON-RPC id:
@@ -80,21 +82,19 @@ export function createRequestHandler<A extends HttpService>(
       notes: {},
       body: undefined,
       bodyRead: false,
+      mayRead: true,
     };
-    noticeHost(req);
-    noticeProxy(req);
     try {
+      noticeHost(req);
+      noticeProxy(req);
       const match = router.match(exchange.method, path);
       if (match.kind === 'not-found') exchange.policy = unroutedPolicy(path);
       const reply = dispatch(exchange, match as RouteMatch<Handler, Policy>);
-      if (reply instanceof Promise)
-        reply.then(
-          (r) => settle(exchange, r),
-          (err: unknown) => fail(exchange, err),
-        );
-      else settle(exchange, reply);
+      if (reply instanceof Promise) {
+        reply.then((r) => settle(exchange, r)).catch((err: unknown) => failSafely(exchange, err));
+      } else settle(exchange, reply);
     } catch (err) {
-      fail(exchange, err);
+      failSafely(exchange, err);
     }
   };
 }
@@ -110,7 +110,10 @@ function dispatch(ex: Exchange, match: RouteMatch<Handler, Policy>): Reply | Pro
   }
   if (ex.policy.requestRate) {
     const wait = ex.app.rates.requests.take(ex.clientAddress, ex.app.now());
-    if (wait > 0) throw refuse('too_many_requests', wait);
+    if (wait > 0) {
+      ex.mayRead = false; // the rate refuses cheaply: a flood's bodies are never waited for
+      throw refuse('too_many_requests', wait);
+    }
   }
   const malformed = malformedHttp(ex.req);
   if (malformed !== null) {
@@ -189,7 +192,7 @@ async function readBody(ex: Exchange, maxBytes: number, options?: BodyOptions): 
 /** The JSON-RPC id of the body: read now if nothing has read it and it is small and plain; null when none. */
 async function rpcIdOf(ex: Exchange): Promise<RpcId | null> {
   const length = Number(ex.req.headers['content-length']);
-  if (!ex.bodyRead && length > 0 && length <= EARLY_ID_BYTES && ex.req.headers.expect === undefined) {
+  if (ex.mayRead && !ex.bodyRead && length > 0 && length <= EARLY_ID_BYTES && ex.req.headers.expect === undefined) {
     await readBody(ex, EARLY_ID_BYTES, { mediaTypes: JSON_TYPES }).catch(() => undefined);
   }
   const id = typeof ex.body === 'object' && ex.body !== null ? (ex.body as { id?: unknown }).id : undefined;
@@ -203,10 +206,25 @@ function fail(ex: Exchange, err: unknown): void {
   const { refusalReply, jsonRpc } = ex.policy;
   if (refusalReply === undefined) return answerRefusal(ex, () => settle(ex, restReply(refusal)));
   if (!jsonRpc) return answerRefusal(ex, () => settle(ex, refusalReply(refusal, null)));
-  rpcIdOf(ex).then(
-    (id) => answerRefusal(ex, () => settle(ex, refusalReply(refusal, id))),
-    () => answerRefusal(ex, () => settle(ex, refusalReply(refusal, null))),
-  );
+  rpcIdOf(ex)
+    .catch(() => null)
+    .then((id) => answerRefusal(ex, () => settle(ex, refusalReply(refusal, id))))
+    .catch((err: unknown) => lastResort(ex, err));
+}
+
+/** fail(), and if answering the refusal fails too, the last resort: no error escapes a request. */
+function failSafely(ex: Exchange, err: unknown): void {
+  try {
+    fail(ex, err);
+  } catch (failure) {
+    lastResort(ex, failure);
+  }
+}
+
+/** What cannot be answered is logged once and its connection dropped; the server goes on. */
+function lastResort(ex: Exchange, err: unknown): void {
+  ex.app.logUnexpected(ex.requestId, err);
+  ex.res.destroy();
 }
 
 /** Answers a refusal, unless the answer has begun or there is nobody left to read it. */

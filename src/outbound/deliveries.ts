@@ -97,9 +97,11 @@ class DeliveryLoop {
   }
 
   async #deliver(due: DueEvent): Promise<void> {
+    const event = storedObject(due.event) as ThinEvent | undefined;
+    if (event === undefined) return this.#giveUpDamaged(due);
     let failure: string;
     try {
-      const { url, body, headers } = requestFor(due, this.#deps.now());
+      const { url, body, headers } = requestFor(due, event, this.#deps.now());
       const request = { method: 'POST', headers, body, timeoutMs: TIMEOUT_MS } as const;
       const answer = await sendOutbound(new URL(url), request, this.#deps.policy);
       if (answer.status >= 200 && answer.status < 300) return this.#settle(due, null, `delivered (${answer.status})`);
@@ -130,6 +132,19 @@ class DeliveryLoop {
     log({ time: isoTime(at), level, delivery: result, event_id: due.id, kind: due.target.kind, host, outcome });
   }
 
+  /**
+   * An event damaged in the database (a crafted restore) is given up at once: no attempt could deliver
+   * it, and none is counted against its target.
+   */
+  #giveUpDamaged(due: DueEvent): void {
+    if (this.#stopped) return;
+    const { store, now, log } = this.#deps;
+    const outcome = 'given up: the event is damaged in the database (not a JSON object)';
+    store.transaction(() => store.outbox.finish(due.id, now(), outcome));
+    const { kind } = due.target;
+    log({ time: isoTime(now()), level: 'warn', delivery: 'given up', event_id: due.id, kind, outcome });
+  }
+
   /** Only a database fault lands here (a request's own failures are settled); the event stays due. */
   #notRecorded(due: DueEvent, err: unknown): void {
     if (this.#stopped) return;
@@ -138,11 +153,11 @@ class DeliveryLoop {
   }
 }
 
+type OutboundRequest = { url: string; body: string; headers: Record<string, string> };
+
 /** The request for one event: a signed webhook, or an A2A push notification. */
-function requestFor(due: DueEvent, at: number): { url: string; body: string; headers: Record<string, string> } {
+function requestFor(due: DueEvent, event: ThinEvent, at: number): OutboundRequest {
   const { target } = due;
-  const event = storedObject(due.event) as ThinEvent | undefined;
-  if (event === undefined) throw new Error('the event is damaged in the database (not a JSON object)');
   if (target.kind === 'webhook') {
     const body = due.event;
     return { url: target.url, body, headers: webhookHeaders(target, due.id, at, body) };

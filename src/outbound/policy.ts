@@ -28,7 +28,7 @@ export function isAllowedHost(url: URL, policy: OutboundPolicy): boolean {
 }
 
 /** An entry as a host and a port (null: any port). Several colons without brackets: an IPv6 address. */
-export function allowedEntry(entry: string): { host: string; port: string | null } {
+function allowedEntry(entry: string): { host: string; port: string | null } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
   if (bracketed) return { host: hostKey(bracketed[1] as string), port: bracketed[2] ?? null };
   const named = /^([^:]+):(\d+)$/.exec(entry);

@@ -3,8 +3,8 @@
 // reply signal, and the privacy statement.
 
 import { storedMetadata } from '../base/stored-json.ts';
-import type { Conversation, Message } from '../store/store.ts';
-import { askedOf, choiceOf, isQuestion, type QuestionView } from './questions.ts';
+import type { Conversation, Message, Store } from '../store/store.ts';
+import { askedOf, choiceOf, currentQuestion, isQuestion, type QuestionView } from './questions.ts';
 
 export const PRIVACY_STATEMENT =
   'Your messages are private between you and the one human who runs this service. They are stored in a ' +
@@ -75,6 +75,17 @@ export function conversationRecord(
     poll_after_seconds: pollAfterSeconds,
     question,
   };
+}
+
+/** The Conversation record as it is now: with its newest question, in its state at `now`. */
+export function currentRecord(
+  store: Store,
+  conversation: Conversation,
+  config: { readonly publicBaseUrl: string; readonly pollIntervalSeconds: number },
+  now: number,
+) {
+  const question = currentQuestion(store, conversation.id, now);
+  return conversationRecord(conversation, config.publicBaseUrl, config.pollIntervalSeconds, question);
 }
 
 /** The reply signal: new_reply when the owner wrote after `after`; the newest question and its state. */

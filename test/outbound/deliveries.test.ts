@@ -77,3 +77,14 @@ test('only a 2xx answer is a delivery: a redirect or a 304 is tried again, and n
     'the same event each time, never a request to the Location',
   );
 });
+
+test('an event damaged in the database is given up at once, sent nowhere and counted against no target', async (t) => {
+  const { hook, service, event, reply } = await serviceWithWebhook(t, () => 200);
+  reply();
+  service.store.db.prepare("UPDATE outbox SET event = '{not json'").run(); // the same turn: before any tick
+  await waitUntil(() => event().done_at !== null, 'given up');
+  assert.match(event().outcome ?? '', /^given up: the event is damaged in the database/);
+  assert.equal(hook.received.length, 0);
+  const target = service.store.db.prepare('SELECT failures FROM push_targets').get() as { failures: number };
+  assert.equal(target.failures, 0, 'its target is not a failing receiver');
+});

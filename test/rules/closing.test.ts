@@ -24,6 +24,11 @@ test('REST: the agent closes its conversation once; a repeat answers it; follow-
   const close = (id: string, token: string) => request(service.url, 'POST', `${base(id)}/close`, { token });
   assert.equal((await close(conversation.id, other.token)).status, 403, "another conversation's credential");
   assert.equal((await close(conversation.id, 'f'.repeat(64))).status, 401);
+  const badlySigned = await request(service.url, 'POST', `${base(conversation.id)}/close`, {
+    token: conversation.token,
+    headers: { 'signature-input': 'sig1=("@authority");tag="web-bot-auth"', signature: 'sig1=:AA==:' },
+  });
+  assert.equal(badlySigned.body.error?.reason, 'signature_malformed', 'a close passes the signed guard');
   const closed = await close(conversation.id, conversation.token);
   assert.equal(closed.status, 200, closed.text);
   assert.deepEqual([closed.body.status, closed.body.closed_by], ['closed', 'agent']);
@@ -119,6 +124,9 @@ test('MCP close_conversation and A2A CancelTask close as the agent; webhook and 
   });
   const task = opened.body.result.task;
   const token = task.metadata.accessToken as string;
+  const notItsTask = await a2a.rpc(service, 'CancelTask', { id: viaMcp.id }, a2a.bearer(token));
+  assert.equal(notItsTask.body.error?.code, -32001, 'another task is not found, and nothing is closed');
+  assert.equal((await request(service.url, 'GET', base(task.id), { token })).body.status, 'open');
   const canceled = await a2a.rpc(service, 'CancelTask', { id: task.id }, a2a.bearer(token));
   assert.equal(canceled.body.result.status.state, 'TASK_STATE_CANCELED', canceled.text);
   assert.match(canceled.body.result.status.message.parts[0].text, /^You closed this conversation/);

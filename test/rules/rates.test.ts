@@ -2,10 +2,19 @@
 // network an address counts as (src/rules/rates.ts networkOf).
 
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import { ownerReply } from '../../src/rules/conversations.ts';
 import { createPollClock, createRequestBuckets, networkOf } from '../../src/rules/rates.ts';
-import { assertRefused, fakeClock, newKey, openConversation, request, startTestService } from '../helpers.ts';
+import {
+  assertRefused,
+  fakeClock,
+  newKey,
+  openConversation,
+  request,
+  startTestService,
+  waitUntil,
+} from '../helpers.ts';
 
 test('the shared daily maximum counts openings, follow-ups and owner replies, and resets at 00:00 UTC', async (t) => {
   const clock = fakeClock('2026-03-10T23:59:00.000Z');
@@ -144,6 +153,32 @@ test('behind a proxy, a hop written with a port, brackets or a zone is the same 
   assertRefused(await from('999.1.1.1:80'), 429, /Too many requests/, 'not an address: the socket counts');
   assertRefused(await request(service.url, 'GET', '/api/v1/contact-info'), 429, /Too many/, 'as without a header');
   assert.equal(service.logs.at(-1)?.client, '127.0.0.1');
+});
+
+test('the request rate counts an IPv6 client as its /64, an IPv4-mapped one as its IPv4 address', async (t) => {
+  const service = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' } });
+  const from = (forwarded: string) =>
+    request(service.url, 'GET', '/api/v1/contact-info', { headers: { 'x-forwarded-for': forwarded } });
+  assert.equal((await from('2001:db8:1:2::1')).status, 200);
+  assertRefused(await from('2001:db8:1:2:ffff::9'), 429, /Too many requests/, 'another address of the /64');
+  assert.equal((await from('2001:db8:1:3::1')).status, 200, 'the next /64');
+  assert.equal((await from('203.0.113.5')).status, 200);
+  assertRefused(await from('::ffff:203.0.113.5'), 429, /Too many requests/, 'the mapped form');
+});
+
+test('a request the rate refuses is answered at once, on /mcp too: its body is never waited for', async (t) => {
+  const service = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1' } });
+  assert.equal((await request(service.url, 'GET', '/api/v1/contact-info')).status, 200);
+  const { hostname, port } = new URL(service.url);
+  const socket = net.connect(Number(port), hostname);
+  t.after(() => socket.destroy());
+  let answer = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+  // A JSON-RPC body announced and never sent: the refusal must not wait for it to echo its id.
+  socket.write('POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n');
+  await waitUntil(() => answer.includes('too_many_requests'), 'the 429, before any body');
+  assert.match(answer, /^HTTP\/1\.1 429 /);
+  assert.match(answer, /"id":null/);
 });
 
 test('the request rate drops buckets that have refilled, so idle clients cost no memory', () => {

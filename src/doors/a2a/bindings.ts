@@ -45,7 +45,7 @@ function checkVersion(ctx: A2aContext): void {
   if (/^1\.0(\.\d+)?$/.test(sent.trim())) return;
   const said =
     sent.trim() === '' ? 'no A2A-Version (which means 0.3)' : `A2A-Version ${JSON.stringify(sent.slice(0, 20))}`;
-  throw a2aRefusal('versionNotSupported', 'protocol_version',
+  throw a2aRefusal('protocol_version',
     `This agent speaks A2A 1.0; the request sent ${said}. Send A2A-Version: 1.0.`,
   );
 }
@@ -69,7 +69,7 @@ export async function a2aJsonRpc(ctx: A2aContext): Promise<Reply> {
       ? METHODS[request.method as A2aMethod]
       : undefined;
     if (operation === undefined)
-      throw a2aRefusal('methodNotFound', 'no_method',
+      throw a2aRefusal('no_method',
         `Method not found: ${request.method.slice(0, 60)}. A2A 1.0 names methods like SendMessage and GetTask.`,
       );
     ctx.note({ a2a_method: request.method });
@@ -91,7 +91,7 @@ export function a2aHttp(method: A2aMethod, source: 'query' | 'body', rename: Rec
       const holder = presentCredential(ctx);
       const body = source === 'body' ? await ctx.readJson(A2A_BODY_BYTES, { mediaTypes: MEDIA_TYPES, empty: {} }) : {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw a2aRefusal('invalidParams', 'invalid_params', 'The body must be a JSON object.');
+        throw a2aRefusal('invalid_params', 'The body must be a JSON object.');
       }
       const fromPath = Object.fromEntries(
         Object.entries(ctx.params).map(([name, value]) => [rename[name] ?? name, value]),

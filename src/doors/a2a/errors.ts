@@ -103,9 +103,9 @@ export class A2aError {
   }
 }
 
-/** A refusal of the A2A door's own protocol (version, parts, params), of A2A's `kind`, with its sentence. */
-export function a2aRefusal(kind: KindName, reason: ProtocolReason, sentence: string): A2aError {
-  return new A2aError(kind, refuse(reason, sentence));
+/** A refusal of the A2A door's own protocol (version, parts, params, operations), with its sentence. */
+export function a2aRefusal(reason: ProtocolReason, sentence: string): A2aError {
+  return new A2aError(BY_REASON[reason] ?? 'invalidParams', refuse(reason, sentence));
 }
 type ProtocolReason = keyof typeof PROTOCOL_REFUSALS;
 
@@ -147,6 +147,11 @@ const BY_REASON: Partial<Record<Reason, KindName>> = {
   internal: 'internal',
   database_busy: 'internal',
   database_unavailable: 'internal',
+  invalid_request: 'invalidRequest',
+  no_method: 'methodNotFound',
+  protocol_version: 'versionNotSupported',
+  unsupported_part: 'contentTypeNotSupported',
+  unsupported_operation: 'unsupportedOperation',
 };
 
 /**
@@ -171,12 +176,7 @@ function fromRefusal(refusal: Refusal): A2aError {
 }
 
 function fromRpcError(err: RpcError): A2aError {
-  const byCode: Record<number, KindName> = {
-    [-32700]: 'parseError',
-    [-32600]: 'invalidRequest',
-    [-32601]: 'methodNotFound',
-  };
-  return new A2aError(byCode[err.error.code] ?? 'invalidParams', err.refusal, err.error.message);
+  return new A2aError(BY_REASON[err.refusal.reason] ?? 'invalidParams', err.refusal, err.error.message);
 }
 
 /**

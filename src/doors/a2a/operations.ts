@@ -38,7 +38,7 @@ export interface A2aCall {
 }
 
 const unsupported = (what: string) =>
-  a2aRefusal('unsupportedOperation', 'unsupported_operation',
+  a2aRefusal('unsupported_operation',
     `${what} is not supported: a human answers hours later; poll the task or register a push notification config.`,
   );
 
@@ -158,7 +158,7 @@ export function unsupportedStream(call: A2aCall): never {
 }
 export function unsupportedExtendedCard(call: A2aCall): never {
   refuseTenant(call.params);
-  throw a2aRefusal('unsupportedOperation', 'unsupported_operation', 'This agent has no extended agent card.');
+  throw a2aRefusal('unsupported_operation', 'This agent has no extended agent card.');
 }
 
 /**

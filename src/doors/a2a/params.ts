@@ -33,7 +33,7 @@ function snakeCase(name: string): string {
   return snake;
 }
 
-export const invalid = (message: string) => a2aRefusal('invalidParams', 'invalid_params', message);
+export const invalid = (message: string) => a2aRefusal('invalid_params', message);
 
 /** An object member, or {} when absent; InvalidParams when it is anything else. */
 export function objectMember(object: Json, name: string): Json {

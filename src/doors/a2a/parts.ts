@@ -28,8 +28,8 @@ export interface CheckedParts {
   readonly dataAt: number;
 }
 
-const invalid = (sentence: string) => a2aRefusal('invalidParams', 'invalid_params', sentence);
-const unsupported = () => a2aRefusal('contentTypeNotSupported', 'unsupported_part', ONLY);
+const invalid = (sentence: string) => a2aRefusal('invalid_params', sentence);
+const unsupported = () => a2aRefusal('unsupported_part', ONLY);
 
 export function checkedParts(parts: unknown): CheckedParts {
   if (!Array.isArray(parts) || parts.length < 1 || parts.length > 2)

@@ -9,8 +9,8 @@ import { readMessages } from '../../rules/conversations.ts';
 import { pollUpdates } from '../../runtime/polls.ts';
 import { registerConversationWebhook } from '../../runtime/webhooks.ts';
 import { removeWebhook, webhookOf } from '../../rules/push.ts';
-import { conversationRecord } from '../../rules/views.ts';
-import { currentQuestion, questionOf } from '../../rules/questions.ts';
+import { currentRecord } from '../../rules/views.ts';
+import { questionOf } from '../../rules/questions.ts';
 import { refuse } from '../../refusals/refusal.ts';
 import type { ClientContext } from '../context.ts';
 import type { Client } from '../../runtime/client-writes.ts';
@@ -127,15 +127,12 @@ function readMessagesTool({ app, args, conversation }: WithConversation) {
 
 function getConversationTool({ app, args, conversation }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token']);
-  const question = currentQuestion(app.store, conversation.id, app.now());
-  return conversationRecord(conversation, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
+  return currentRecord(app.store, conversation, app.config, app.now());
 }
 
 async function closeConversationTool({ app, args, conversation }: WithConversation) {
   fieldsOf(args, ['conversation_id', 'access_token']);
-  const closed = await app.close(conversation);
-  const question = currentQuestion(app.store, closed.id, app.now());
-  return conversationRecord(closed, app.config.publicBaseUrl, app.config.pollIntervalSeconds, question);
+  return currentRecord(app.store, await app.close(conversation), app.config, app.now());
 }
 
 async function setWebhookTool({ app, args, conversation }: WithConversation) {

@@ -5,8 +5,8 @@
 import { readMessages } from '../../rules/conversations.ts';
 import type { Reply } from '../../http/context.ts';
 import type { ClientContext } from '../context.ts';
-import { conversationRecord } from '../../rules/views.ts';
-import { currentQuestion, questionOf } from '../../rules/questions.ts';
+import { currentRecord } from '../../rules/views.ts';
+import { questionOf } from '../../rules/questions.ts';
 import type { Conversation } from '../../store/store.ts';
 import { BOUNDS } from '../../base/contract.ts';
 import {
@@ -35,9 +35,7 @@ export async function openConversation(ctx: WithQuery): Promise<Reply> {
 
 /** GET /api/v1/conversations/{id} */
 export function getConversation({ app, conversation }: Authenticated): Reply {
-  const { publicBaseUrl, pollIntervalSeconds } = app.config;
-  const question = currentQuestion(app.store, conversation.id, app.now());
-  return { status: 200, body: conversationRecord(conversation, publicBaseUrl, pollIntervalSeconds, question) };
+  return { status: 200, body: currentRecord(app.store, conversation, app.config, app.now()) };
 }
 
 /** GET /api/v1/conversations/{id}/messages */
@@ -57,10 +55,8 @@ export async function postMessage(ctx: Authenticated): Promise<Reply> {
 
 /** POST /api/v1/conversations/{id}/close: the agent ends its conversation; closing a closed one answers it. */
 export async function closeConversation(ctx: Authenticated): Promise<Reply> {
-  const { publicBaseUrl, pollIntervalSeconds } = ctx.app.config;
   const closed = await ctx.app.close(ctx.conversation);
-  const question = currentQuestion(ctx.app.store, closed.id, ctx.app.now());
-  return { status: 200, body: conversationRecord(closed, publicBaseUrl, pollIntervalSeconds, question) };
+  return { status: 200, body: currentRecord(ctx.app.store, closed, ctx.app.config, ctx.app.now()) };
 }
 
 /** GET /api/v1/conversations/{id}/updates[?after=N&wait=S] */

@@ -41,6 +41,12 @@ test('JSON-RPC errors: -32700, -32600, -32601 (in band on 2025, 404 on 2026-07-2
   );
   await expect(rpc(service, call('resources/list', {}, 'a')), 200, -32601, /Method not found: "resources\/list"/, 'a');
   await expect(rpc(service, call('ping'), { modern: true }), 404, -32601, /Method not found: "ping"/, 1);
+  // Refused before the door reads it (a foreign Origin): the HTTP layer still echoes a string id.
+  const foreign = request(service.url, 'POST', '/mcp', {
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+    body: '{"jsonrpc": "2.0", "id": "call-7", "method": "ping"}',
+  });
+  await expect(foreign, 403, 403, /Origin/, 'call-7');
   await expect(
     rpc(service, call('tools/call', { name: 'delete_everything', arguments: {} })),
     200,
