@@ -223,8 +223,13 @@ function failSafely(ex: Exchange, err: unknown): void {
 
 /** What cannot be answered is logged once and its connection dropped; the server goes on. */
 function lastResort(ex: Exchange, err: unknown): void {
-  ex.app.logUnexpected(ex.requestId, err);
-  ex.res.destroy();
+  try {
+    ex.app.logUnexpected(ex.requestId, err);
+  } catch {
+    // the log itself failed: there is nowhere left to say so
+  } finally {
+    ex.res.destroy();
+  }
 }
 
 /** Answers a refusal, unless the answer has begun or there is nobody left to read it. */

@@ -164,8 +164,11 @@ export class KeyDirectories {
 
   /** The failure remembered for the directory's host, or else for the directory itself, while it lasts. */
   #failure(url: string, now: number): Failure | undefined {
-    const failed = this.#failures.get(new URL(url).host) ?? this.#failures.get(url);
-    return failed !== undefined && now < failed.until ? failed : undefined;
+    for (const failing of [new URL(url).host, url]) {
+      const failed = this.#failures.get(failing); // an expired host failure must not hide the URL's own
+      if (failed !== undefined && now < failed.until) return failed;
+    }
+    return undefined;
   }
 
   /** Starts the one fetch of a directory, unless the fetches in flight (in all, or the client's) are at their bound. */

@@ -107,6 +107,13 @@ function locate(url: URL, discovery: 'origin-or-url' | 'origin' | 'url'): Omit<S
   const identity = namesOrigin ? normal.origin : normal.href;
   // type=jwks_uri fetches the URL itself, even the origin's root; otherwise an origin's keys are well-known
   const keyDirectoryUrl = namesOrigin && discovery !== 'url' ? `${normal.origin}${DIRECTORY_PATH}` : normal.href;
+  // Percent-encoding can triple a URL: the one fetched is bounded too, or the outbound guard would refuse it
+  if (keyDirectoryUrl.length > MAX_URL_LENGTH) {
+    const length = keyDirectoryUrl.length;
+    throw new HeaderProblem(
+      `the Signature-Agent URL must be at most ${MAX_URL_LENGTH} characters once percent-encoded (it has ${length})`,
+    );
+  }
   return { agentUrl: url.href, identity, keyDirectoryUrl };
 }
 

@@ -44,7 +44,7 @@ export const REQUEST_REFUSALS = {
   ),
   too_many_requests: entry(429, ['any'], 'Too many requests from one address (REQUEST_LIMIT_PER_MINUTE).',
     (_t: Terms, _wait: number) => 'Too many requests from your address; slow down and retry after the given seconds.',
-    retryAfter,
+    (wait: number) => ({ ...retryAfter(wait), connection: 'close' }), // its body is never read: the socket goes
   ),
   internal: entry(500, ['any'], 'Something unexpected happened; nothing was stored.',
     (t: Terms) =>

@@ -190,6 +190,18 @@ test('a host that answered, but not with a directory, is remembered for that URL
   assert.equal(fivexx.calls.length, 1);
 });
 
+test("a host's failure, once over, does not hide a page's failure remembered later", async () => {
+  const { calls, keys } = directories((url) =>
+    url.pathname === '/page' ? { status: 404, headers: {}, body: Buffer.from('') } : new Error('timed out'),
+  );
+  assert.equal((await keys.keyFor(DIRECTORY, A.keyid, T0, 'c1')).kind, 'unavailable', 'the host times out');
+  const page = 'https://agent.example/page';
+  const later = T0 + 301 * SECOND;
+  assert.equal((await keys.keyFor(page, A.keyid, later, 'c1')).kind, 'unavailable', 'the page answers 404');
+  assert.equal((await keys.keyFor(page, A.keyid, later + SECOND, 'c1')).kind, 'unavailable', 'remembered');
+  assert.equal(calls.length, 2, 'the page is not fetched again within its 5 minutes');
+});
+
 test('a later successful fetch without a key removes it', async () => {
   const { keys } = directories((_, call) =>
     call === 1 ? jwkSet([publicJwk(A), publicJwk(B)], 'max-age=300') : jwkSet([publicJwk(B)]),

@@ -76,3 +76,15 @@ test('other ports and other paths stay other identities', async () => {
   );
   assert.equal(identities.size, 4);
 });
+
+test('a URL within 2048 characters as sent but longer once percent-encoded is refused as malformed', async () => {
+  const agent = `https://agent.example/${'{'.repeat(1000)}`; // 1,022 characters sent, 3,022 once encoded
+  const headers = await signRequest({ key: KEY, headers: { 'Signature-Agent': `sig1="${agent}"` } });
+  const reading = readSignature(headers, noHttpHosts);
+  assert.equal(reading.kind, 'malformed');
+  assert.match(
+    (reading as { problem: string }).problem,
+    /must be at most 2048 characters once percent-encoded \(it has 3022\)/,
+  );
+  assert.equal((await read(`https://agent.example/${'{'.repeat(600)}`)).keyDirectoryUrl.length, 22 + 1800);
+});

@@ -166,7 +166,7 @@ test('the request rate counts an IPv6 client as its /64, an IPv4-mapped one as i
   assertRefused(await from('::ffff:203.0.113.5'), 429, /Too many requests/, 'the mapped form');
 });
 
-test('a request the rate refuses is answered at once, on /mcp too: its body is never waited for', async (t) => {
+test('a request the rate refuses is answered at once, on /mcp too: no wait for its body, no socket kept', async (t) => {
   const service = await startTestService(t, { env: { REQUEST_LIMIT_PER_MINUTE: '1' } });
   assert.equal((await request(service.url, 'GET', '/api/v1/contact-info')).status, 200);
   const { hostname, port } = new URL(service.url);
@@ -176,9 +176,13 @@ test('a request the rate refuses is answered at once, on /mcp too: its body is n
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   // A JSON-RPC body announced and never sent: the refusal must not wait for it to echo its id.
   socket.write('POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n');
+  let closed = false;
+  socket.on('close', () => (closed = true)).on('error', () => {});
   await waitUntil(() => answer.includes('too_many_requests'), 'the 429, before any body');
   assert.match(answer, /^HTTP\/1\.1 429 /);
+  assert.match(answer, /\r\nconnection: close\r\n/i);
   assert.match(answer, /"id":null/);
+  await waitUntil(() => closed, 'the server closes the socket whose body it will not read');
 });
 
 test('the request rate drops buckets that have refilled, so idle clients cost no memory', () => {
