@@ -33,9 +33,12 @@ export function startWatch(t: TestContext, dbPath: string) {
     if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
   });
   let output = '';
+  let errors = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (errors += chunk));
   return {
     output: () => output,
+    errors: () => errors,
     waitFor: (pattern: RegExp) => waitUntil(() => pattern.test(output), `watch printed ${pattern}`),
     /** Ctrl-C, and the wait until every process of the group has closed its output. */
     interrupt: () => {

@@ -7,7 +7,8 @@ import { close, reopen } from '../rules/closing.ts';
 import { ownerReply } from '../rules/conversations.ts';
 import { Refusal } from '../refusals/refusal.ts';
 import type { Store } from '../store/store.ts';
-import { shownBody, shownQuestion } from '../base/terminal.ts';
+import { shownBody, shownQuestion, shownShort } from '../base/terminal.ts';
+import type { LogEntry } from '../base/log.ts';
 import { messageText } from '../rules/validate.ts';
 import { askedOf, isQuestion } from '../rules/questions.ts';
 import { inbox } from './inbox.ts';
@@ -95,7 +96,9 @@ function watch(store: Store): Promise<void> {
   const closes = { since, printed: new Set<string>() };
   const othersCommitted = watchOtherCommits(store); // the server's writes are another connection's commits
   let unread = false; // a read that failed is tried again on the next tick, commit or not
-  const complain = () => console.error('error: cannot read new messages now (the database is busy?); trying again');
+  // What failed is said, shown inert: an error's message may quote stored text (a JSON parse does)
+  const complain = (entry: LogEntry) =>
+    console.error(`error: cannot read new messages now (${shownShort(String(entry.error), 300)}); trying again`);
   return new Promise((resolve) => {
     const tick = () => {
       if (!othersCommitted() && !unread) return;

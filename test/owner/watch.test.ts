@@ -1,8 +1,9 @@
-// watch: each new client message as it arrives, once.
+// watch: each new client message as it arrives, once; a read that fails is said, and tried again.
 
 import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { fakeClock, newKey, openConversation, request, startTestService } from '../helpers.ts';
+import { fakeClock, newKey, openConversation, request, startTestService, waitUntil } from '../helpers.ts';
 import { startWatch } from '../owner-run.ts';
 
 test('watch prints each new client message as it arrives and ends cleanly on Ctrl-C', async (t) => {
@@ -40,4 +41,20 @@ test('watch prints a message stamped in the same millisecond as one it already p
   await watch.waitFor(/second in the same millisecond/);
   assert.equal(watch.output().split('first in this millisecond').length, 2, 'printed once');
   await watch.interrupt();
+});
+
+test('a read that fails is said with its cause, and watch goes on once the database can be read', async (t) => {
+  const service = await startTestService(t);
+  const watch = startWatch(t, service.dbPath);
+  await watch.waitFor(/Watching for new client messages/);
+  const db = new DatabaseSync(service.dbPath);
+  t.after(() => db.close());
+  db.exec('ALTER TABLE messages RENAME TO messages_away'); // as a bad hand edit might leave it
+  const said = /^error: cannot read new messages now \(Error: no such table: messages\); trying again$/m;
+  await waitUntil(() => said.test(watch.errors()), 'watch said why it cannot read');
+  db.exec('ALTER TABLE messages_away RENAME TO messages');
+  await openConversation(service.url, { message: 'after the table came back' });
+  await watch.waitFor(/after the table came back/);
+  await watch.interrupt();
+  assert.match(watch.output(), /Stopped watching\.\n$/);
 });
