@@ -84,6 +84,9 @@ function answerRaw(socket: Socket, refusal: Refusal): void {
     connection: 'close',
   });
   const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  // Node takes its own error listener off a CONNECT's socket: a client that resets it while the answer
+  // is written must not leave an 'error' that nothing hears, which would stop the server.
+  socket.on('error', () => socket.destroy());
   const grace = setTimeout(() => socket.destroy(), REFUSED_SOCKET_GRACE_MS);
   grace.unref();
   socket.once('close', () => clearTimeout(grace));

@@ -1,12 +1,13 @@
 // The node:http server's own refusals (src/http/server.ts): a client refused before any route, here
 // for taking too long (408), gets its answer and loses its socket, whether or not it ever reads it or
-// closes its side. Counted in this process's open file descriptors (Linux's /proc/self/fd).
+// closes its side. Counted in this process's open file descriptors (Linux's /proc/self/fd). A CONNECT
+// reset while its refusal is written does not stop the server.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { test } from 'node:test';
-import { SHORT_TIMEOUTS, startTestService, waitUntil } from '../helpers.ts';
+import { request, SHORT_TIMEOUTS, startTestService, waitUntil } from '../helpers.ts';
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
@@ -42,4 +43,20 @@ test('1,000 clients that never read their 408 lose their sockets on the server w
     clients.every((client) => !client.destroyed),
     'the clients still hold theirs: none of them closed',
   );
+});
+
+test('clients that send CONNECT and reset the connection at once do not stop the server', async (t) => {
+  const service = await startTestService(t);
+  const { hostname, port } = new URL(service.url);
+  let closed = 0;
+  for (let i = 0; i < 20; i++) {
+    const client = net.connect(Number(port), hostname, () => {
+      client.write(`CONNECT a.example:443 HTTP/1.1\r\nHost: a.example\r\n\r\n${'x'.repeat(64 * 1024)}`);
+      client.resetAndDestroy(); // the server's 405 meets a reset connection
+    });
+    client.on('error', () => {});
+    client.on('close', () => closed++);
+  }
+  await waitUntil(() => closed === 20, 'every client has reset its connection');
+  assert.equal((await request(service.url, 'GET', '/api/v1/health')).status, 200, 'the server still answers');
 });
