@@ -21,10 +21,17 @@ export interface SignatureUse {
 export const MAX_USED_SIGNATURES = 100_000;
 
 /**
- * Refuses a signature that already authorized a stored message (401 signature_replayed), or, when
- * as many are kept as may be, any new one (503 signatures_full); expired ones are forgotten first.
+ * Refuses a signature that expired before its write (401 signature_invalid), one that already
+ * authorized a stored message (401 signature_replayed), or, when as many are kept as may be, any new
+ * one (503 signatures_full); expired ones are forgotten first.
  */
 export function refuseUsedSignature(store: Store, signature: SignatureUse, at: number, maximum: number): void {
+  // It was judged valid before the body arrived; once expired its record is forgotten, so a write after
+  // that could not be told from a replay: none is stored.
+  if (signature.expiresAt <= at) {
+    const expired = new Date(signature.expiresAt).toISOString();
+    throw refuse('signature_invalid', `it expired at ${expired}, before its write was stored; sign the request again`);
+  }
   const used = store.usedSignatures;
   used.forgetExpired(at);
   if (used.find(signature.digest) !== undefined) throw refuse('signature_replayed');

@@ -10,7 +10,7 @@ import { Refusal } from '../../src/refusals/refusal.ts';
 import { Store } from '../../src/store/store.ts';
 import * as a2a from '../doors/a2a/calls.ts';
 import * as mcp from '../doors/mcp/calls.ts';
-import { newKey, request, statuses, type TestService } from '../helpers.ts';
+import { fakeClock, newKey, request, statuses, type TestService } from '../helpers.ts';
 import { heldRequest } from '../held-request.ts';
 import { agentKey, signedHeaders, startKeyDirectory, startVerifyingService, stored } from '../identity/agents.ts';
 
@@ -74,6 +74,27 @@ test('REST: 30 writes in flight with one captured signature store exactly one', 
   await Promise.all(held.map((request) => request.continued));
   assert.deepEqual(statuses(await Promise.all(held.map((request) => request.send()))), { 201: 1, 401: 29 });
   assert.deepEqual(stored(service), { conversations: 1, messages: 2 });
+});
+
+test('a write checked before its signature expired and stored after is refused: no replay outlives it', async (t) => {
+  const clock = fakeClock('2026-11-28T12:00:00.000Z');
+  const directory = await startKeyDirectory(t, [KEY]);
+  const service = await startVerifyingService(t, { now: clock.now });
+  const created = Math.floor(clock.now() / 1000) - 5;
+  const signing = { key: KEY, agent: directory.origin, now: clock.now(), created, expires: created + 60 };
+  const headers = await signedHeaders(service, 'POST', OPEN, signing);
+  const held = Array.from({ length: 3 }, (_, i) =>
+    heldRequest(service.url, OPEN, { key: newKey(), json: { message: `m${i}` }, headers }),
+  );
+  await Promise.all(held.map((request) => request.continued)); // each passed the signature check
+  clock.advance(120_000); // the bodies arrive once the signature has expired
+  const answers = await Promise.all(held.map((request) => request.send()));
+  assert.deepEqual(statuses(answers), { 401: 3 });
+  for (const answer of answers) {
+    assert.equal(answer.body.error.reason, 'signature_invalid');
+    assert.match(answer.body.error.message, /expired at 2026-11-28T12:00:55\.000Z, before its write was stored/);
+  }
+  assert.deepEqual(stored(service), { conversations: 0, messages: 0 });
 });
 
 test('MCP: a replayed signature is the tool error REST would answer, and stores nothing', async (t) => {
