@@ -2,9 +2,10 @@
 // agent that opened it, or else its address's keyed hash) and of a whole site (every verified agent of
 // one registrable domain). A blocked sender's openings and follow-ups get 403 (rules/conversations.ts),
 // and every conversation it opened is blocked with it: one command undoes a flood, the polls held on
-// them are answered (runtime/waits.ts), and lifting the block unblocks exactly those. A block gives the
-// day back: a blocked conversation's client messages of the day no longer count against the maximum,
-// the pools or any share (rules/quotas.ts); an unblock counts them again.
+// them are answered (runtime/waits.ts), and lifting the block unblocks exactly those (but for any another
+// block still covers: they stay blocked, named by it). A block gives the day back: a blocked
+// conversation's client messages of the day no longer count against the maximum, the pools or any
+// share (rules/quotas.ts); an unblock counts them again.
 
 import { siteOf } from '../base/sites.ts';
 import { isoTime } from '../base/time.ts';
@@ -90,12 +91,29 @@ function blockAll(store: Store, by: BlockKey, conversations: readonly BlockableC
   return blocked;
 }
 
-/** Unblocks the conversations a block blocked, and counts their day again; their ids. */
+/**
+ * Unblocks the conversations a block blocked, and counts their day again; their ids. One that another
+ * block still covers (its opener's, or its opener's site's) stays blocked, named by that block.
+ */
 function unblockAll(store: Store, by: BlockKey, at: number): string[] {
-  const unblocked = store.senderBlocks.conversationsBlockedBy(by);
-  for (const id of unblocked) {
+  const unblocked: string[] = [];
+  for (const id of store.senderBlocks.conversationsBlockedBy(by)) {
+    const still = otherBlockOf(store, id, by);
+    if (still !== null) {
+      store.setBlocked(id, true, still); // its day stays given back
+      continue;
+    }
     store.setBlocked(id, false);
     giveBackDay(store, id, at, 1);
+    unblocked.push(id);
   }
   return unblocked;
+}
+
+/** A block other than `lifted` that covers a conversation's opener: its sender's, or its site's; else null. */
+function otherBlockOf(store: Store, id: string, lifted: BlockKey): BlockKey | null {
+  const { sender, verified_agent: agent } = existing(store, id);
+  const covering = [sender, agent === null ? null : `site:${siteOf(agent)}`];
+  const still = covering.find((key) => key !== null && key !== lifted && store.senderBlocks.isBlocked(key));
+  return (still ?? null) as BlockKey | null;
 }

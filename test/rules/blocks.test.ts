@@ -155,6 +155,22 @@ test('block --site blocks every verified agent of a site and what they opened; n
   assert.deepEqual([again.code, again.stderr], [1, 'error: the site agent.test is not blocked\n']);
 });
 
+test('lifting one block leaves blocked what another block still covers, until that one is lifted too', async (t) => {
+  const directory = await startKeyDirectory(t, [KEY]);
+  const service = await startVerifyingService(t);
+  const signing = { key: KEY, agent: `http://a.agent.test:${new URL(directory.origin).port}` };
+  const a = await open(service, signing);
+  assert.match(await owner(service, 'block', a.id, '--sender'), /and its sender, the verified agent/);
+  assert.match(await owner(service, 'block', '--site', 'agent.test'), /^Blocked the site agent\.test/);
+  assert.doesNotMatch(await owner(service, 'unblock', a.id, '--sender'), /unblocked with it/);
+  assert.match(await owner(service, 'show', a.id), /status +open \(blocked with the site agent\.test\)/);
+  const read = { token: a.token };
+  assertRefused(await request(service.url, 'GET', `${OPEN}/${a.id}`, read), 403, /blocked this conversation/);
+  assert.match(await owner(service, 'unblock', '--site', 'agent.test'), /unblocked with it: 1 conversation/);
+  assert.equal((await request(service.url, 'GET', `${OPEN}/${a.id}`, read)).status, 200);
+  assert.equal((await followUp(service, a, signing)).status, 201);
+});
+
 test('every spelling of one key directory is one sender: a block of one refuses them all', async (t) => {
   const directory = await startKeyDirectory(t, [KEY]);
   const port = new URL(directory.origin).port;
