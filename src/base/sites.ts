@@ -74,5 +74,6 @@ export function siteOfHost(host: string, list: SuffixList = suffixList()): strin
 
 /** The site of an identity (an https origin or URL, as identities are written). */
 export function siteOf(identity: string): string {
-  return siteOfHost(new URL(identity).hostname);
+  const url = URL.parse(identity); // a stored identity that is no URL (a damaged row) is its own site
+  return url === null ? identity : siteOfHost(url.hostname);
 }

@@ -9,6 +9,7 @@ import type { DatabaseSync } from 'node:sqlite';
 export const IS_OBJECT = (column: string) =>
   `CASE WHEN json_valid(${column}) THEN json_type(${column}) = 'object' ELSE 0 END`; // json_type throws on no JSON
 const MAX_NAMED = 20; // rows named at most; the count says how many more
+const MAX_NAME_LENGTH = 80; // characters of a row's name: a crafted file's slug may be of any length
 
 /** What is named, and the query that finds it. */
 export const DAMAGED_QUERIES = [
@@ -33,8 +34,14 @@ export const DAMAGED_QUERIES = [
 /** One line per damaged row (`listing osv-api`), at most MAX_NAMED, then how many more there are. */
 export function damagedRows(db: DatabaseSync): string[] {
   const found = DAMAGED_QUERIES.flatMap(([what, sql]) =>
-    (db.prepare(`${sql} ORDER BY name`).all() as { name: string }[]).map((row) => `${what} ${row.name}`),
+    (db.prepare(`${sql} ORDER BY name`).all() as { name: string }[]).map((row) => `${what} ${named(row.name)}`),
   );
   const more = found.length > MAX_NAMED ? [`and ${found.length - MAX_NAMED} more`] : [];
   return [...found.slice(0, MAX_NAMED), ...more];
+}
+
+/** A row's name, cut (by code points) at MAX_NAME_LENGTH. */
+function named(name: string): string {
+  const characters = [...name];
+  return characters.length > MAX_NAME_LENGTH ? `${characters.slice(0, MAX_NAME_LENGTH - 1).join('')}…` : name;
 }

@@ -74,6 +74,7 @@ test("an identity's site is its host's, whatever its port or path", () => {
   assert.equal(siteOf('http://127.0.0.1:9000'), '127.0.0.1');
   assert.equal(siteOf('https://[::1]:9000/jwks'), '[::1]');
   assert.equal(siteOf('https://bücher.example.co.uk'), 'example.co.uk');
+  assert.equal(siteOf('not a url'), 'not a url', 'a damaged stored identity is its own site');
 });
 
 test('a list file without a date or without rules is refused, naming what is missing', () => {

@@ -1,6 +1,7 @@
 // Stored JSON that does not parse (src/store/damaged.ts, src/base/stored-json.ts) never makes a 500 or
 // stops an owner's view: a restored file whose listing, conversation metadata or outbox event is no
-// JSON object is restored, named once, and served without the damaged row (or with it shown as none).
+// JSON object is restored, named once, and served without the damaged row (or with it shown as none);
+// a verified identity that is no URL is its own site, and no view stops on it.
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -87,8 +88,18 @@ test("a question's damaged choices or reply_by are named, found through the ques
   ]);
   for (const [what, sql] of DAMAGED_QUERIES.filter(([what]) => what.startsWith("question's"))) {
     const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
-    assert.ok(plan.some((step) => step.includes('messages_questions')), `${what}: ${plan.join(' | ')}`);
+    assert.ok(
+      plan.some((step) => step.includes('messages_questions')),
+      `${what}: ${plan.join(' | ')}`,
+    );
   }
+});
+
+test("a damaged row's name is cut at 80 characters: a crafted file's slug may be of any length", (t) => {
+  const store = memoryStore(t);
+  const slug = `a${'é'.repeat(500)}`;
+  store.db.prepare("INSERT INTO listings (slug, listing) VALUES (?, '{not json')").run(slug);
+  assert.deepEqual(damagedRows(store.db), [`listing ${slug.slice(0, 79)}…`]);
 });
 
 test('a damaged reply_by is shown as none: the conversation, inbox and show still answer', async (t) => {
@@ -109,4 +120,22 @@ test('a damaged reply_by is shown as none: the conversation, inbox and show stil
     assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
     assert.match(ran.stdout, /no reply-by time/, command.join(' '));
   }
+});
+
+test("a damaged verified identity is its own site: inbox, show, agents and the agent's reads answer", async (t) => {
+  const service = await startTestService(t);
+  const conversation = await openConversation(service.url, { message: 'hello' });
+  const db = new DatabaseSync(service.dbPath);
+  db.prepare("UPDATE conversations SET verified_agent = 'not a url' WHERE id = ?").run(conversation.id);
+  db.prepare("UPDATE messages SET verified_agent = 'not a url' WHERE conversation_id = ?").run(conversation.id);
+  db.close();
+  for (const command of [['inbox'], ['show', conversation.id], ['agents']]) {
+    const ran = await runOwner(service.dbPath, command);
+    assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
+    assert.match(ran.stdout, /not a url/, command.join(' '));
+  }
+  const read = await request(service.url, 'GET', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: conversation.token,
+  });
+  assert.equal(read.status, 200, read.text);
 });
