@@ -2,8 +2,9 @@
 # NOTIFY_COMMAND example: append each new client message to a file the owner can tail.
 # The server runs this without a shell, with CONVERSATION_ID, MESSAGE_SEQ, AGENT_NAME (self-declared),
 # VERIFIED_AGENT (the identity a Web Bot Auth signature proved, or empty) and SENDER (both together,
-# as `inbox` says them: "scout (verified: agent.example)" or "scout (unverified)") in the environment,
-# and the message on stdin. The server has already made all of it safe to print, with the function
+# as `inbox` says them: "scout (verified: https://agent.example)" or "scout (unverified)") and EVENT
+# ("message", or "closed" when the agent closed the conversation) in the environment, and the message
+# on stdin. The server has already made all of it safe to print, with the function
 # its owner's script prints agents' text with: every control, format, bidi and invisible character
 # (tag characters too) is shown as an escape such as \x1b or \u202e, and every line of the message
 # starts with "    | ", so nothing an agent writes can drive `tail -F` or pass for a line of this

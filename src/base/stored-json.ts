@@ -2,7 +2,7 @@
 // setting), read back. The service wrote them, but a crafted restore or a file edited by hand may hold
 // one that does not parse, or is not the object it should be: such a value is read as undefined, never
 // thrown, so its row is shown as damaged and the rest is served. Start-up and `restore` name damaged
-// rows once (store/store.ts damagedRows).
+// rows once (store/damaged.ts damagedRows).
 
 /** A stored JSON object, or undefined when the value does not parse or is no object. */
 export function storedObject(text: string): Record<string, unknown> | undefined {

@@ -93,7 +93,7 @@ function withIt(ids: readonly string[], done: string): string {
   return ids.length === 0 ? '' : `; ${done} with it: ${list(ids)}`;
 }
 
-/** `2 other conversations: 4e55bee0, 91c2d7aa`: ids as typed, their first 8 characters. */
+/** `2 conversations: 4e55bee0, 91c2d7aa`: ids as typed, their first 8 characters. */
 function list(ids: readonly string[]): string {
   return `${counted(ids.length, 'conversation')}: ${ids.map((id) => id.slice(0, 8)).join(', ')}`;
 }

@@ -92,6 +92,17 @@ test('an unsigned flood stops at the unverified pool, from any number of address
 });
 
 /** Requests held past every check made before the body, then their bodies sent together. */
+test('signed openings count against the openings per hour of their address, as unsigned ones do', async (t) => {
+  const directory = await startKeyDirectory(t, [KEY]);
+  const service = await startVerifyingService(t, { env: { TRUST_PROXY: '1', CREATE_LIMIT_PER_HOUR: '3' } });
+  const signing = { key: KEY, agent: directory.origin };
+  for (let i = 0; i < 3; i++) assert.equal((await openFrom(service, '10.1.1.1', signing)).status, 201);
+  const refused = await openFrom(service, '10.1.1.1', signing);
+  assert.equal(refused.status, 429, refused.text);
+  assert.equal(refused.body.error.reason, 'too_many_openings');
+  assert.equal((await openFrom(service, '10.1.1.2', signing)).status, 201, 'another address opens');
+});
+
 async function inFlightTogether(requests: ReturnType<typeof heldRequest>[]) {
   await Promise.all(requests.map((held) => held.continued));
   return Promise.all(requests.map((held) => held.send()));
